@@ -1,0 +1,40 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { startApi, localConfig } from '../shared/local/stack.js';
+import { createBudgetTable, startBudgetStore, startStore } from '../shared/local/stores.js';
+
+/**
+ * `npm start`: embedded PostgreSQL (PGlite) and DynamoDB-compatible server (dynalite) in process,
+ * migrated and seeded with the demo, behind the same Lambda handlers. DATABASE_URL (an owner
+ * connection) switches to a real PostgreSQL; --seed wipes and seeds it. DYNAMODB_ENDPOINT or AWS
+ * settings switch the budget to another DynamoDB.
+ */
+const { values } = parseArgs({ options: { seed: { type: 'boolean', default: false } } });
+const port = Number(process.env.PORT ?? 3000);
+const adminUrl = process.env.DATABASE_URL;
+
+const store = await startStore({ adminUrl, seed: values.seed || process.env.SEED === '1' });
+const budget = process.env.DYNAMODB_ENDPOINT ? undefined : await startBudgetStore();
+const table = process.env.BUDGET_TABLE ?? 'geo-budget';
+if (budget) await createBudgetTable(budget.endpoint, table);
+
+const api = await startApi(localConfig(store.readerUrl, budget?.endpoint, { BUDGET_TABLE: table }), port);
+
+console.log(`geo measurement API on ${api.baseUrl}  (store: ${store.kind}, budget: ${budget ? 'dynalite' : 'DynamoDB'})`);
+if (store.manifest) {
+  await mkdir('.local', { recursive: true });
+  const demo = { base_url: api.baseUrl, keys: store.manifest.keys, analyses: store.manifest.analyses };
+  await writeFile('.local/demo.json', `${JSON.stringify(demo, null, 2)}\n`);
+  console.log('demo keys (local only; also in .local/demo.json):');
+  for (const [label, secret] of Object.entries(store.manifest.keys)) console.log(`  ${label.padEnd(18)} ${secret}`);
+  console.log(`try: curl -H "Authorization: Bearer ${store.manifest.keys.workspace}" ${api.baseUrl}/me`);
+}
+
+const stop = async () => {
+  await api.close();
+  await budget?.close();
+  await store.close();
+  process.exit(0);
+};
+process.on('SIGINT', stop);
+process.on('SIGTERM', stop);

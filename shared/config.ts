@@ -1,0 +1,70 @@
+import { z } from 'zod';
+
+const bool = z.enum(['true', 'false']).transform((v) => v === 'true');
+const int = (min: number) => z.coerce.number().int().min(min);
+
+/**
+ * Everything the functions read from their environment, parsed once per cold start.
+ * Local and deployed differ only here: DATABASE_URL locally, DB_HOST + IAM auth behind RDS Proxy.
+ */
+const schema = z.object({
+  API_DISABLED: bool.default(false),
+  API_DISABLED_RETRY_AFTER: int(1).default(300),
+
+  DATABASE_URL: z.string().optional(),
+  DB_HOST: z.string().optional(),
+  DB_PORT: int(1).default(5432),
+  DB_NAME: z.string().default('geo'),
+  DB_USER: z.string().default('geo_reader'),
+  DB_IAM_AUTH: bool.default(false),
+  DB_SSL: bool.default(false),
+  DB_POOL_MAX: int(1).default(2),
+  /** How long to wait for a connection; a paused Aurora takes ~20 s to wake, see lib/ for the bound. */
+  DB_CONNECT_TIMEOUT_MS: int(100).default(5000),
+  /** Server-side statement_timeout: a hung query is cancelled by the database itself. */
+  DB_STATEMENT_TIMEOUT_MS: int(100).default(5000),
+
+  BUDGET_TABLE: z.string().default('geo-budget'),
+  DYNAMODB_ENDPOINT: z.string().optional(),
+  AWS_REGION: z.string().default('us-east-1'),
+  BUDGET_TIMEOUT_MS: int(50).default(1000),
+  /** Optional JSON map plan_key -> calls per minute, overriding the plans table (operator escape hatch). */
+  PLAN_CEILINGS: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (!v) return undefined;
+      const parsed = z.record(z.string(), z.number().int().min(0)).safeParse(JSON.parse(v));
+      if (!parsed.success) {
+        ctx.addIssue({ code: 'custom', message: 'PLAN_CEILINGS must map plan keys to integers' });
+        return z.NEVER;
+      }
+      return parsed.data;
+    }),
+
+  /** HMAC key for pagination cursors. */
+  CURSOR_SECRET: z.string().min(32),
+  /** Stamp key.last_used_at at most this often per key (seconds); 0 disables the stamp. */
+  LAST_USED_THROTTLE_SECONDS: int(0).default(60),
+  LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']).default('INFO'),
+});
+
+export type Config = z.infer<typeof schema>;
+
+export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    throw new Error(`invalid configuration: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  }
+  if (!parsed.data.DATABASE_URL && !parsed.data.DB_HOST) {
+    throw new Error('invalid configuration: DATABASE_URL or DB_HOST is required');
+  }
+  return parsed.data;
+}
+
+let cached: Config | undefined;
+/** The configuration of this process, parsed on first use (module scope, once per cold start). */
+export function config(): Config {
+  cached ??= parseConfig();
+  return cached;
+}

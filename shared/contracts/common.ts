@@ -1,0 +1,37 @@
+import { z } from 'zod';
+
+/** ISO 8601 UTC with milliseconds, as Date.prototype.toISOString writes it. */
+export const timestamp = z.iso.datetime({ precision: 3 }).describe('ISO 8601 UTC timestamp with milliseconds.');
+export const day = z.iso.date().describe('A UTC calendar day, YYYY-MM-DD.');
+export const uuid = z.uuid();
+
+export const iso = (d: Date): string => d.toISOString();
+export const isoOrNull = (d: Date | null): string | null => (d ? d.toISOString() : null);
+
+/** Path parameter naming an analysis by slug or identifier (SPEC §4.1). */
+export const analysisParam = z.string().describe('Slug or identifier (UUID) of an analysis within the reach of the key.');
+
+/** Page size: integers only, bounds inclusive, nothing clamped (SPEC §4.1 rule 1). */
+export function limitParam(max: number, def: number) {
+  return z.number().int().min(1).max(max).default(def).describe(`Page size, integer 1..${max}. Default ${def}.`);
+}
+
+export const cursorParam = z
+  .string()
+  .optional()
+  .describe('The next_cursor of the previous page, replayed unchanged. Bound to the read, analysis, key and window that produced it.');
+
+/** SPEC §2.3: items plus next_cursor, truncated, total. */
+export function listOf<T extends z.ZodType>(item: T, id: string, description: string) {
+  return z
+    .object({
+      items: z.array(item),
+      next_cursor: z
+        .string()
+        .nullable()
+        .describe('Cursor for the next page; null at the end, and always null on single-page reads.'),
+      truncated: z.boolean().describe('True when more rows exist than were returned.'),
+      total: z.number().int().min(0).describe('Total number of items, over all pages.'),
+    })
+    .meta({ id, description });
+}

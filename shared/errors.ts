@@ -1,0 +1,145 @@
+/**
+ * One hierarchy for every refusal the API makes. Each error knows its HTTP status and its stable
+ * `code`; the message is fixed English text. Anything that is not an ApiError becomes internal_error.
+ */
+export abstract class ApiError extends Error {
+  abstract readonly status: number;
+  abstract readonly code: string;
+  /** The offending query key or parameter, where SPEC §2.2 asks for it. */
+  readonly param?: string;
+  /** Seconds before retrying, sent as Retry-After. */
+  readonly retryAfter?: number;
+
+  constructor(message: string, opts: { param?: string; retryAfter?: number } = {}) {
+    super(message);
+    this.name = new.target.name;
+    if (opts.param !== undefined) this.param = opts.param;
+    if (opts.retryAfter !== undefined) this.retryAfter = opts.retryAfter;
+  }
+}
+
+export class Unauthorized extends ApiError {
+  readonly status = 401;
+  readonly code = 'unauthorized';
+  constructor() {
+    super('Send the header "Authorization: Bearer <API key>" with a key that begins with geo_live_.');
+  }
+}
+
+export class KeyRevoked extends ApiError {
+  readonly status = 401;
+  readonly code = 'key_revoked';
+  constructor() {
+    super('This API key is revoked, expired, or its creator no longer has access to the workspace. Create a new key.');
+  }
+}
+
+export class PlanRequired extends ApiError {
+  readonly status = 403;
+  readonly code = 'plan_required';
+  constructor() {
+    super("The workspace's plan does not include API access.");
+  }
+}
+
+export class AnalysisNotFound extends ApiError {
+  readonly status = 404;
+  readonly code = 'analysis_not_found';
+  constructor() {
+    super('No analysis with this slug or identifier is within the reach of this key.');
+  }
+}
+
+export class NotFound extends ApiError {
+  readonly status = 404;
+  readonly code = 'not_found';
+  constructor(what: 'group' | 'run' | 'answer' | 'route') {
+    super(what === 'route' ? 'No such endpoint.' : `No ${what} with this identifier in this analysis.`);
+  }
+}
+
+export class MethodNotAllowed extends ApiError {
+  readonly status = 405;
+  readonly code = 'method_not_allowed';
+  constructor() {
+    super('This endpoint only answers GET.');
+  }
+}
+
+export class InvalidRequest extends ApiError {
+  readonly status = 422;
+  readonly code = 'invalid_request';
+  constructor(message: string, param?: string) {
+    super(message, param === undefined ? {} : { param });
+  }
+}
+
+export class CursorExpired extends ApiError {
+  readonly status = 422;
+  readonly code = 'cursor_expired';
+  constructor() {
+    super('This cursor was produced under another window, analysis or key. Restart without a cursor.');
+  }
+}
+
+export class RateLimited extends ApiError {
+  readonly status = 429;
+  readonly code = 'rate_limited';
+  constructor(retryAfter: number) {
+    super('The call budget of this workspace is exhausted for the current minute. Wait Retry-After seconds.', {
+      retryAfter,
+    });
+  }
+}
+
+export class InternalError extends ApiError {
+  readonly status = 500;
+  readonly code = 'internal_error';
+  constructor() {
+    super('Something failed on our side. Retry once, then report the request id.');
+  }
+}
+
+export class RateLimitUnavailable extends ApiError {
+  readonly status = 503;
+  readonly code = 'rate_limit_unavailable';
+  constructor() {
+    super('The call budget or the reach of this key could not be checked, so the call was refused. Retry shortly.', {
+      retryAfter: 1,
+    });
+  }
+}
+
+export class UpstreamTimeout extends ApiError {
+  readonly status = 503;
+  readonly code = 'upstream_timeout';
+  constructor() {
+    super('The measurement store did not answer in time; it may be waking up (about 20 seconds). Retry once.', {
+      retryAfter: 20,
+    });
+  }
+}
+
+export class ApiDisabled extends ApiError {
+  readonly status = 503;
+  readonly code = 'api_disabled';
+  constructor(retryAfter: number) {
+    super('The API is switched off for everyone for now. Retry after the delay in Retry-After.', { retryAfter });
+  }
+}
+
+export interface ErrorBody {
+  error: { code: string; message: string; request_id: string; param?: string };
+}
+
+/** The SPEC §2.2 body; never carries a stack, SQL or the message of an unknown error. */
+export function errorBody(err: ApiError, requestId: string): ErrorBody {
+  return {
+    error: {
+      code: err.code,
+      message: err.message,
+      request_id: requestId,
+      ...(err.param === undefined ? {} : { param: err.param }),
+    },
+  };
+}

@@ -1,0 +1,151 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { matchPath, routeKey, routes, type Target } from '../routes.js';
+
+export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+export type Handlers = Record<Target, LambdaHandler>;
+
+/** Lambda's synchronous payload limit; beyond it API Gateway + Lambda refuse before our code runs. */
+const MAX_BODY_BYTES = 6 * 1024 * 1024;
+
+export interface RawRequest {
+  method: string;
+  url: string;
+  /** Node's rawHeaders: name, value, name, value... (keeps duplicates, unlike req.headers). */
+  rawHeaders: string[];
+  body: string;
+  sourceIp?: string;
+}
+
+/**
+ * Builds the event API Gateway (HTTP API, payload 2.0) would send: lower-case headers with repeated
+ * ones joined by commas, repeated query values joined by commas, URL-decoded path parameters, and
+ * `$default` when no route matches. test/fixtures/apigw holds recorded samples it is checked against.
+ */
+export function toApiGatewayEvent(req: RawRequest): { event: APIGatewayProxyEventV2; target: Target } {
+  const url = new URL(req.url, 'http://localhost');
+  const rawQueryString = url.search.startsWith('?') ? url.search.slice(1) : url.search;
+  const headers: Record<string, string> = {};
+  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
+    const name = (req.rawHeaders[i] as string).toLowerCase();
+    const value = req.rawHeaders[i + 1] as string;
+    headers[name] = name in headers ? `${headers[name]},${value}` : value;
+  }
+  const query: Record<string, string> = {};
+  for (const [k, v] of url.searchParams) query[k] = k in query ? `${query[k]},${v}` : v;
+
+  let target: Target = 'identity';
+  let key = '$default';
+  let pathParameters: Record<string, string> | undefined;
+  for (const route of routes()) {
+    const params = route.method === req.method ? matchPath(route.path, url.pathname) : null;
+    if (params) {
+      target = route.target;
+      key = routeKey(route);
+      if (Object.keys(params).length > 0) pathParameters = params;
+      break;
+    }
+  }
+  const now = new Date();
+  const event: APIGatewayProxyEventV2 = {
+    version: '2.0',
+    routeKey: key,
+    rawPath: url.pathname,
+    rawQueryString,
+    headers,
+    requestContext: {
+      accountId: 'local',
+      apiId: 'local',
+      domainName: headers.host ?? 'localhost',
+      domainPrefix: (headers.host ?? 'localhost').split('.')[0] as string,
+      http: {
+        method: req.method,
+        path: url.pathname,
+        protocol: 'HTTP/1.1',
+        sourceIp: req.sourceIp ?? '127.0.0.1',
+        userAgent: headers['user-agent'] ?? '',
+      },
+      requestId: randomBytes(12).toString('base64'),
+      routeKey: key,
+      stage: '$default',
+      time: now.toUTCString(),
+      timeEpoch: now.getTime(),
+    },
+    isBase64Encoded: false,
+    ...(Object.keys(query).length > 0 ? { queryStringParameters: query } : {}),
+    ...(pathParameters ? { pathParameters } : {}),
+    ...(req.body.length > 0 ? { body: req.body } : {}),
+  };
+  return { event, target };
+}
+
+function lambdaContext(functionName: string): Context {
+  const deadline = Date.now() + 29_000;
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
+    memoryLimitInMB: '512',
+    awsRequestId: randomUUID(),
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+async function readBody(req: IncomingMessage): Promise<string | null> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) return null;
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** A small HTTP server standing in for API Gateway in front of the same Lambda handlers. */
+export async function startHttp(handlers: Handlers, port = 0, host = '127.0.0.1'): Promise<{ server: Server; url: string; close(): Promise<void> }> {
+  const server = createServer(async (req, res) => {
+    try {
+      const body = await readBody(req);
+      if (body === null) {
+        res.writeHead(413, { 'content-type': 'application/json; charset=utf-8' });
+        res.end(JSON.stringify({ message: 'Request Entity Too Large' }));
+        return;
+      }
+      const { event, target } = toApiGatewayEvent({
+        method: req.method ?? 'GET',
+        url: req.url ?? '/',
+        rawHeaders: req.rawHeaders,
+        body,
+        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+      });
+      const result = await handlers[target](event, lambdaContext(`geo-${target}`));
+      res.writeHead(result.statusCode ?? 200, result.headers as Record<string, string>);
+      res.end(result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64') : result.body ?? '');
+    } catch {
+      // Mirrors API Gateway when the function itself crashes: a bare 500, nothing from inside.
+      res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
+      res.end(JSON.stringify({ message: 'Internal Server Error' }));
+    }
+  });
+  server.keepAliveTimeout = 5000;
+  await new Promise<void>((resolve) => server.listen(port, host, resolve));
+  const address = server.address() as AddressInfo;
+  return {
+    server,
+    url: `http://${host}:${address.port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,88 @@
+import { randomUUID } from 'node:crypto';
+import type { MiddlewareObj, Request } from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { ApiError, InternalError, errorBody } from '../errors.js';
+import { logger } from '../log.js';
+import type { Call, CallContext } from './call.js';
+
+type Req = Request<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, CallContext>;
+
+/** Headers every response carries, success or failure (SPEC §4.3, DESIGN §3). */
+function baseHeaders(call: Call): Record<string, string> {
+  return {
+    'content-type': 'application/json; charset=utf-8',
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+    'x-request-id': call.requestId,
+  };
+}
+
+/** Budget headers exist only once the budget step ran: never on 401/403, always on served calls. */
+function budgetHeaders(call: Call): Record<string, string> {
+  if (!call.budget) return {};
+  return {
+    'x-ratelimit-limit': String(call.budget.limit),
+    'x-ratelimit-remaining': String(call.budget.remaining),
+    'x-ratelimit-reset': String(call.budget.resetAfterSeconds),
+  };
+}
+
+export function jsonResponse(status: number, body: unknown): APIGatewayProxyStructuredResultV2 {
+  return { statusCode: status, headers: {}, body: JSON.stringify(body) };
+}
+
+function logCall(call: Call, status: number): void {
+  logger.info('request', {
+    request_id: call.requestId,
+    read: call.read?.name,
+    key_id: call.identity?.key.id,
+    workspace_id: call.identity?.workspace.id,
+    status,
+    error_code: call.error?.code,
+    duration_ms: Math.round((performance.now() - call.startedAt) * 100) / 100,
+    identity_ms: call.timings.identity,
+    budget_ms: call.timings.budget,
+    data_ms: call.timings.data,
+  });
+}
+
+/**
+ * Outermost step: gives the call its request id, and turns whatever comes out (a body, a typed
+ * refusal, an unknown fault) into the one response shape. Unknown faults are logged in full and
+ * shown to nobody.
+ */
+export function envelopeMiddleware(): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, CallContext> {
+  const finish = (request: Req, response: APIGatewayProxyStructuredResultV2): void => {
+    const call = request.context.call;
+    const extra: Record<string, string> = {};
+    if (call.error?.retryAfter !== undefined) extra['retry-after'] = String(call.error.retryAfter);
+    response.headers = { ...response.headers, ...baseHeaders(call), ...budgetHeaders(call), ...extra };
+    request.response = response;
+    logCall(call, response.statusCode ?? 200);
+  };
+  return {
+    name: 'envelope',
+    before: (request) => {
+      request.context.call = { requestId: randomUUID(), startedAt: performance.now(), timings: {} };
+    },
+    after: (request) => {
+      finish(request, request.response ?? jsonResponse(200, null));
+    },
+    onError: (request) => {
+      const call = request.context.call;
+      const err = request.error;
+      let apiError: ApiError;
+      if (err instanceof ApiError) {
+        apiError = err;
+      } else {
+        apiError = new InternalError();
+        logger.error('unhandled fault', { request_id: call.requestId, error: err as Error });
+      }
+      call.error = apiError;
+      if (apiError.code === 'rate_limited' && apiError.retryAfter !== undefined) {
+        call.budget = { limit: call.identity?.plan.perMinute ?? 0, remaining: 0, resetAfterSeconds: apiError.retryAfter };
+      }
+      finish(request, jsonResponse(apiError.status, errorBody(apiError, call.requestId)));
+    },
+  };
+}

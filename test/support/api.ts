@@ -1,0 +1,81 @@
+import { expect } from '@jest/globals';
+import type { z } from 'zod';
+import type { DemoManifest } from '../../shared/store/demo.js';
+import { freshTableName, localConfig, startApi, type LocalApi } from '../../shared/local/stack.js';
+import { createBudgetTable } from '../../shared/local/stores.js';
+
+export const manifest: DemoManifest = JSON.parse(process.env.TEST_MANIFEST ?? 'null');
+export const readerUrl = (): string => process.env.TEST_READER_URL as string;
+export const dynamoEndpoint = (): string => process.env.TEST_DYNAMODB_ENDPOINT as string;
+
+/**
+ * An API on top of the shared stores, with its own budget table so that files do not spend each
+ * other's budget. `overrides` are environment values (see shared/config.ts).
+ */
+export async function startTestApi(overrides: Record<string, string> = {}): Promise<LocalApi> {
+  const table = overrides.BUDGET_TABLE ?? freshTableName();
+  if (!overrides.DYNAMODB_ENDPOINT) await createBudgetTable(dynamoEndpoint(), table);
+  return startApi(localConfig(readerUrl(), dynamoEndpoint(), { LOG_LEVEL: 'ERROR', ...overrides, BUDGET_TABLE: table }));
+}
+
+export interface Reply {
+  status: number;
+  headers: Headers;
+  text: string;
+  body: any;
+}
+
+export async function call(api: LocalApi, path: string, key?: string | null, init: RequestInit = {}): Promise<Reply> {
+  const headers = new Headers(init.headers);
+  if (key) headers.set('authorization', `Bearer ${key}`);
+  const res = await fetch(`${api.baseUrl}${path}`, { ...init, headers });
+  const text = await res.text();
+  let body: unknown = undefined;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  return { status: res.status, headers: res.headers, text, body };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** SPEC §2.2 and §4.3 on a refusal: the envelope, the request id twice, the stated budget headers. */
+export function expectError(reply: Reply, status: number, code: string, opts: { param?: string; budget?: boolean } = {}): void {
+  expect({ status: reply.status, code: reply.body?.error?.code }).toEqual({ status, code });
+  const requestId = reply.headers.get('x-request-id');
+  expect(requestId).toMatch(UUID);
+  expect(reply.body.error.request_id).toBe(requestId);
+  expect(typeof reply.body.error.message).toBe('string');
+  expect(Object.keys(reply.body)).toEqual(['error']);
+  if (opts.param !== undefined) expect(reply.body.error.param).toBe(opts.param);
+  expect(reply.headers.get('content-type')).toBe('application/json; charset=utf-8');
+  expect(reply.headers.get('cache-control')).toBe('no-store');
+  if (opts.budget === false) {
+    expect(reply.headers.get('x-ratelimit-limit')).toBeNull();
+    expect(reply.headers.get('x-ratelimit-remaining')).toBeNull();
+    expect(reply.headers.get('x-ratelimit-reset')).toBeNull();
+  } else if (opts.budget === true) {
+    expect(reply.headers.get('x-ratelimit-limit')).not.toBeNull();
+  }
+}
+
+/** A served 200 whose body validates against the read's response schema. */
+export function expectServed<T extends z.ZodType>(reply: Reply, schema: T): z.infer<T> {
+  if (reply.status !== 200) throw new Error(`expected 200, got ${reply.status}: ${reply.text}`);
+  expect(reply.headers.get('x-request-id')).toMatch(UUID);
+  expect(reply.headers.get('x-ratelimit-limit')).toMatch(/^\d+$/);
+  expect(reply.headers.get('x-ratelimit-remaining')).toMatch(/^\d+$/);
+  expect(reply.headers.get('x-ratelimit-reset')).toMatch(/^\d+$/);
+  expect(reply.headers.get('cache-control')).toBe('no-store');
+  const parsed = schema.safeParse(reply.body);
+  if (!parsed.success) throw new Error(`response does not match its schema: ${parsed.error.message}`);
+  return parsed.data;
+}
+
+/** Waits until at least `margin` seconds remain in the UTC minute, so a budget test sits in one minute. */
+export async function awayFromMinuteEdge(margin = 15): Promise<void> {
+  const left = 60 - (new Date().getUTCSeconds() + new Date().getUTCMilliseconds() / 1000);
+  if (left < margin) await new Promise((r) => setTimeout(r, left * 1000 + 200));
+}

@@ -1,0 +1,11 @@
+import type { Queryable } from '../../shared/store/queryable.js';
+
+/**
+ * Small hand-built datasets written next to the demo before the service role takes over.
+ * Each entry owns its own workspace, so figures computed by hand are not disturbed by the demo.
+ */
+const fixtures: Array<(db: Queryable) => Promise<void>> = [];
+
+export async function seedFixtures(db: Queryable): Promise<void> {
+  for (const fixture of fixtures) await fixture(db);
+}
