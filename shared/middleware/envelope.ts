@@ -31,6 +31,12 @@ export function jsonResponse(status: number, body: unknown): APIGatewayProxyStru
   return { statusCode: status, headers: {}, body: JSON.stringify(body) };
 }
 
+/** Server-Timing (W3C): where the time of this call went, for callers and for the benchmark split. */
+function timingHeader(call: Call): Record<string, string> {
+  const parts = Object.entries(call.timings).map(([stage, ms]) => `${stage};dur=${ms}`);
+  return parts.length > 0 ? { 'server-timing': parts.join(', ') } : {};
+}
+
 function logCall(call: Call, status: number): void {
   logger.info('request', {
     request_id: call.requestId,
@@ -56,7 +62,7 @@ export function envelopeMiddleware(): MiddlewareObj<APIGatewayProxyEventV2, APIG
     const call = request.context.call;
     const extra: Record<string, string> = {};
     if (call.error?.retryAfter !== undefined) extra['retry-after'] = String(call.error.retryAfter);
-    response.headers = { ...response.headers, ...baseHeaders(call), ...budgetHeaders(call), ...extra };
+    response.headers = { ...response.headers, ...baseHeaders(call), ...budgetHeaders(call), ...timingHeader(call), ...extra };
     request.response = response;
     logCall(call, response.statusCode ?? 200);
   };

@@ -1,0 +1,20 @@
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+import { closeBench } from './harness.js';
+
+/**
+ * `npm run bench [section ...]`: each section prints a markdown table whose figures go into the
+ * README. Sections run one after another so they do not disturb each other's timings.
+ */
+const sections: Record<string, () => Promise<{ default: () => Promise<string> }>> = {
+  identity: () => import('./identity.bench.js'),
+};
+
+const wanted = process.argv.slice(2);
+for (const [name, load] of Object.entries(sections)) {
+  if (wanted.length > 0 && !wanted.includes(name)) continue;
+  console.log(`\n## ${name}\n`);
+  const { default: run } = await load();
+  console.log(await run());
+}
+await closeBench();
+process.exit(0);

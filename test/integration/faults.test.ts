@@ -1,0 +1,41 @@
+import { afterAll, beforeAll, describe, expect, jest, test } from '@jest/globals';
+import type { LocalApi } from '../../shared/local/stack.js';
+import { startStore, type LocalStore } from '../../shared/local/stores.js';
+import { call, expectError, startTestApi } from '../support/api.js';
+
+describe('an unexpected fault in a read: 500 internal_error, logged in full, shown to nobody', () => {
+  let store: LocalStore;
+  let api: LocalApi;
+  beforeAll(async () => {
+    // A real fault, not a mock: the service role loses its read on one table the analysis read needs.
+    store = await startStore({ extra: (db) => db.query('REVOKE SELECT ON competitors FROM geo_reader').then(() => undefined) });
+    api = await startTestApi({ DATABASE_URL: store.readerUrl, LOG_LEVEL: 'INFO' });
+  });
+  afterAll(async () => {
+    await api.close();
+    await store.close();
+  });
+
+  test('the body holds no stack, SQL or internal message; the log holds the error with the request id', async () => {
+    const lines: string[] = [];
+    const capture = (chunk: unknown) => {
+      lines.push(String(chunk));
+      return true;
+    };
+    const spies = [jest.spyOn(process.stdout, 'write').mockImplementation(capture), jest.spyOn(process.stderr, 'write').mockImplementation(capture)];
+    let reply;
+    try {
+      reply = await call(api, `/analyses/${store.manifest!.analyses.collected}`, store.manifest!.keys.workspace);
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
+    expectError(reply, 500, 'internal_error', { budget: true });
+    expect(reply.text).not.toMatch(/permission|competitors|SELECT|at .*\.ts|stack/i);
+    const requestId = reply.body.error.request_id as string;
+    const logged = lines.join('').split('\n').filter((l) => l.includes(requestId)).map((l) => JSON.parse(l));
+    const fault = logged.find((l) => l.message === 'unhandled fault');
+    expect(fault?.error?.message).toMatch(/permission denied for table competitors/);
+    expect(fault?.error?.stack).toBeDefined();
+    expect(logged.find((l) => l.message === 'request')?.error_code).toBe('internal_error');
+  });
+});
