@@ -14,7 +14,13 @@ export function createDynamoClient(cfg: Config): DynamoDBClient {
     region: cfg.AWS_REGION,
     // One attempt: a slow or failing counter must refuse the call quickly, never serve it unguarded.
     maxAttempts: 1,
-    requestHandler: new NodeHttpHandler({ connectionTimeout: cfg.BUDGET_TIMEOUT_MS, requestTimeout: cfg.BUDGET_TIMEOUT_MS }),
+    // throwOnRequestTimeout: without it @smithy/node-http-handler 4.x only logs a warning when
+    // requestTimeout passes and keeps waiting, so a slow counter held the call and then served it.
+    requestHandler: new NodeHttpHandler({
+      connectionTimeout: cfg.BUDGET_TIMEOUT_MS,
+      requestTimeout: cfg.BUDGET_TIMEOUT_MS,
+      throwOnRequestTimeout: true,
+    }),
     ...(cfg.DYNAMODB_ENDPOINT
       ? { endpoint: cfg.DYNAMODB_ENDPOINT, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
       : {}),

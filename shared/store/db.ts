@@ -1,3 +1,4 @@
+import { types } from 'node:util';
 import pg from 'pg';
 import { Signer } from '@aws-sdk/rds-signer';
 import type { Config } from '../config.js';
@@ -14,7 +15,10 @@ const UNREACHABLE_MESSAGES = /timeout|terminated|ECONNREFUSED|ECONNRESET|EHOSTUN
 
 /** True when the store did not answer (asleep, waking, unreachable, too slow), as opposed to a bad query. */
 export function isUnreachable(err: unknown): boolean {
-  if (!(err instanceof Error)) return false;
+  // isNativeError also recognises errors made in another realm: socket errors (ECONNREFUSED...) come
+  // from Node's core, which is another realm than the code when it runs inside a vm (jest), and
+  // `instanceof Error` alone turned a refused connection into 503 rate_limit_unavailable there.
+  if (!(err instanceof Error || types.isNativeError(err))) return false;
   const code = (err as { code?: unknown }).code;
   if (typeof code === 'string' && UNREACHABLE_SQLSTATES.test(code)) return true;
   if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return true;

@@ -1,0 +1,190 @@
+import { z } from 'zod';
+
+/**
+ * Per-stage configuration of the deployed service, parsed from CDK context (cdk.json `stages.<name>`,
+ * selected by `-c stage=<name>`). Every knob an operator may turn lives here, so nothing about a
+ * deployment requires a code edit. The parse is strict: a typo in cdk.json fails synth instead of
+ * silently falling back to a default.
+ */
+
+const RETENTION_DAYS = [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653] as const;
+
+const id = z.string().min(1);
+
+const createDatabase = z
+  .object({
+    mode: z.literal('create'),
+    /** 0 lets Aurora pause when idle; the API then answers 503 upstream_timeout while it wakes. */
+    minCapacity: z.number().min(0).max(256).default(0),
+    maxCapacity: z.number().min(1).max(256).default(4),
+    /** Aurora PostgreSQL version; pausing at 0 ACU needs 13.15, 14.12, 15.7, 16.3, 17.4 or later. */
+    engineVersion: z.string().regex(/^1[3-9]\.\d+$/).default('17.6'),
+    /** Idle time before a 0-ACU cluster pauses (Aurora accepts 5 minutes to 24 hours). */
+    autoPauseMinutes: z.number().int().min(5).max(1440).default(10),
+    deletionProtection: z.boolean().default(true),
+    backupRetentionDays: z.number().int().min(1).max(35).default(7),
+    /** Rotate the admin secret on this schedule; the service itself never uses that secret. */
+    adminSecretRotationDays: z.number().int().min(1).max(365).default(30),
+    vpcCidr: z.string().regex(/^\d+\.\d+\.\d+\.\d+\/\d+$/).default('10.40.0.0/16'),
+  })
+  .strict()
+  .refine((d) => d.minCapacity <= d.maxCapacity, { message: 'minCapacity must not exceed maxCapacity' });
+
+/** For teams whose measurement store already exists: everything needed to reach it, nothing created. */
+const importDatabase = z
+  .object({
+    mode: z.literal('import'),
+    vpc: z
+      .object({
+        vpcId: id,
+        vpcCidr: z.string().regex(/^\d+\.\d+\.\d+\.\d+\/\d+$/),
+        availabilityZones: z.array(id).min(2),
+        /** Private subnets for the proxy and the functions; one per availability zone, same order. */
+        subnetIds: z.array(id).min(2),
+        routeTableIds: z.array(id).min(2),
+        /** false when the VPC already has DynamoDB and Secrets Manager endpoints (a second one would clash). */
+        createEndpoints: z.boolean().default(true),
+      })
+      .strict()
+      .refine((v) => v.subnetIds.length === v.availabilityZones.length && v.routeTableIds.length === v.subnetIds.length, {
+        message: 'availabilityZones, subnetIds and routeTableIds must align one to one',
+      }),
+    cluster: z
+      .object({
+        clusterIdentifier: id,
+        /** The cluster-XXXX resource id: the proxy's IAM permission to connect is scoped to it. */
+        clusterResourceIdentifier: z.string().regex(/^cluster-[A-Z0-9]+$/),
+        endpoint: id,
+        port: z.number().int().default(5432),
+        securityGroupId: z.string().regex(/^sg-[0-9a-f]+$/),
+        adminSecretArn: z.string().startsWith('arn:'),
+      })
+      .strict(),
+  })
+  .strict();
+
+const timeouts = z
+  .object({
+    /** API Gateway HTTP API integration timeout; AWS caps it at 30 s. */
+    integrationSeconds: z.number().int().min(1).max(30).default(29),
+    lambdaSeconds: z.number().int().min(1).max(29).default(27),
+    dbConnectMs: z.number().int().min(100).default(12_000),
+    dbStatementMs: z.number().int().min(100).default(6_000),
+    budgetMs: z.number().int().min(50).default(1_000),
+  })
+  .strict()
+  // A call does at most: connect, identity query, budget UpdateItem, data query. If that worst case
+  // exceeds the Lambda timeout the function is killed without writing its 503 upstream_timeout body,
+  // and if the Lambda timeout reaches the integration timeout the caller gets API Gateway's own
+  // opaque 503 instead of ours. Two seconds of margin cover cold-start init and the response write.
+  .refine((t) => t.dbConnectMs + 2 * t.dbStatementMs + t.budgetMs + 2_000 <= t.lambdaSeconds * 1000, {
+    message: 'dbConnectMs + 2*dbStatementMs + budgetMs + 2s must fit in lambdaSeconds',
+  })
+  .refine((t) => t.lambdaSeconds < t.integrationSeconds, { message: 'lambdaSeconds must be below integrationSeconds' });
+
+export const stageConfigSchema = z
+  .object({
+    account: z.string().regex(/^\d{12}$/).optional(),
+    region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/).optional(),
+    /** Two zones of the region; default <region>a and <region>b. Named here so synth needs no AWS lookup. */
+    availabilityZones: z.array(z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d[a-z]$/)).length(2).optional(),
+    api: z
+      .object({
+        /** The switch: false makes every route answer 503 api_disabled, by configuration only. */
+        enabled: z.boolean().default(true),
+        retryAfterSeconds: z.number().int().min(1).max(86_400).default(300),
+        /** Stage-wide backstop, far above any plan's per-key budget: it guards the account, not the key. */
+        throttleRatePerSecond: z.number().int().min(1).default(200),
+        throttleBurst: z.number().int().min(1).default(400),
+      })
+      .strict()
+      .prefault({}),
+    /**
+     * Source of the per-minute ceilings. Absent: the plans table of the measurement store (the normal
+     * case). Present: this map, plan key -> calls per minute, overrides it (PLAN_CEILINGS).
+     */
+    planCeilings: z.record(z.string().min(1), z.number().int().min(0)).optional(),
+    /**
+     * Pins CURSOR_SECRET to one version of the secret. Changing it is how a rotation reaches the
+     * functions: CloudFormation resolves the dynamic reference again only when the reference changes.
+     */
+    cursorSecretVersionId: z.string().min(32).max(64).optional(),
+    domain: z
+      .object({ name: z.string().regex(/^[a-z0-9.-]+\.[a-z]{2,}$/), certificateArn: z.string().startsWith('arn:') })
+      .strict()
+      .optional(),
+    database: z.discriminatedUnion('mode', [createDatabase, importDatabase]).prefault({ mode: 'create' }),
+    /** Name of the database inside the cluster. */
+    databaseName: z.string().regex(/^[a-z_][a-z0-9_]*$/).default('geo'),
+    logRetentionDays: z
+      .number()
+      .int()
+      .refine((d) => (RETENTION_DAYS as readonly number[]).includes(d), { message: `one of ${RETENTION_DAYS.join(', ')}` })
+      .default(30),
+    logLevel: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']).default('INFO'),
+    alarmEmail: z.email().optional(),
+    alarms: z
+      .object({
+        serverErrorRatePercent: z.number().min(0).max(100).default(5),
+        p95LatencyMs: z.number().int().min(1).default(5_000),
+        throttles: z.number().int().min(1).default(1),
+        budgetStoreErrors: z.number().int().min(1).default(1),
+        /** One per Aurora wake is expected; only a run of them means the store is really down. */
+        upstreamTimeouts: z.number().int().min(1).default(5),
+      })
+      .strict()
+      .prefault({}),
+    timeouts: timeouts.prefault({}),
+    lambda: z
+      .object({
+        memoryMb: z.number().int().min(128).max(10_240).default(512),
+        dbPoolMax: z.number().int().min(1).max(10).default(2),
+        lastUsedThrottleSeconds: z.number().int().min(0).default(60),
+      })
+      .strict()
+      .prefault({}),
+  })
+  .strict();
+
+export type StageInput = z.input<typeof stageConfigSchema>;
+export type StageSettings = z.output<typeof stageConfigSchema>;
+export interface StageConfig extends StageSettings {
+  stageName: string;
+}
+export type CreateDatabaseConfig = Extract<StageSettings['database'], { mode: 'create' }>;
+export type ImportDatabaseConfig = Extract<StageSettings['database'], { mode: 'import' }>;
+
+/** What the app reads from context; tryGetContext is typed loosely, so this is the only entry. */
+export interface ContextReader {
+  tryGetContext(key: string): unknown;
+}
+
+const flag = z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')]);
+
+/**
+ * Reads the selected stage from context. `-c apiEnabled=false` overrides the stage's api.enabled so the
+ * switch can be flipped from the command line (or a pipeline variable) without editing cdk.json.
+ */
+export function loadStageConfig(ctx: ContextReader): StageConfig {
+  const stageName = z
+    .string()
+    .regex(/^[a-z][a-z0-9-]{0,19}$/, 'stage must be lowercase letters, digits, dashes')
+    .parse(ctx.tryGetContext('stage') ?? 'dev');
+  const stages = z.record(z.string(), z.unknown()).parse(ctx.tryGetContext('stages') ?? {});
+  const raw = stages[stageName];
+  if (raw === undefined) throw new Error(`no configuration for stage "${stageName}" in context "stages"`);
+  const parsed = stageConfigSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new Error(`invalid configuration for stage "${stageName}": ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  }
+  const config: StageConfig = { ...parsed.data, stageName };
+  const apiEnabled = ctx.tryGetContext('apiEnabled');
+  if (apiEnabled !== undefined) config.api = { ...config.api, enabled: flag.parse(apiEnabled) };
+  return config;
+}
+
+/** `-c bundle=false` (tests) replaces esbuild bundles with an inline stub; synth and deploy bundle. */
+export function shouldBundle(ctx: ContextReader): boolean {
+  const v = ctx.tryGetContext('bundle');
+  return v === undefined ? true : flag.parse(v);
+}

@@ -1,0 +1,107 @@
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Duration, Validations } from 'aws-cdk-lib';
+import type * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+
+/** Repository root: NodejsFunction needs it (and package-lock.json there) to resolve entries and deps. */
+export const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** The newest Node.js runtime aws-cdk-lib offers; ARM64 for the lower price per GB-second. */
+export const RUNTIME = lambda.Runtime.NODEJS_24_X;
+
+export interface ServiceFunctionProps {
+  /** Entry file relative to the repository root, e.g. functions/figures/handler.ts. */
+  entry: string;
+  description: string;
+  environment: Record<string, string>;
+  timeout: Duration;
+  memorySize: number;
+  logRetentionDays: number;
+  vpc: ec2.IVpc;
+  vpcSubnets: ec2.SubnetSelection;
+  securityGroups: ec2.ISecurityGroup[];
+  /** false: an inline stub instead of an esbuild bundle, so tests synthesize in seconds. */
+  bundle: boolean;
+  /** Extra shell commands run after esbuild, e.g. to place data files next to the bundle. */
+  afterBundling?: (inputDir: string, outputDir: string) => string[];
+}
+
+/**
+ * One Lambda function as this service builds them all: ESM bundle, source maps, the runtime's own AWS
+ * SDK, its own log group (retention from configuration, and a place to hang metric filters), inside
+ * the isolated subnets.
+ */
+export class ServiceFunction extends Construct {
+  readonly fn: lambda.Function;
+  readonly logGroup: logs.LogGroup;
+
+  constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
+    super(scope, id);
+    this.logGroup = new logs.LogGroup(this, 'Logs', { retention: props.logRetentionDays as logs.RetentionDays });
+
+    const common = {
+      description: props.description,
+      runtime: RUNTIME,
+      architecture: lambda.Architecture.ARM_64,
+      timeout: props.timeout,
+      memorySize: props.memorySize,
+      // Text format on purpose: the handlers write one raw JSON line per request to stdout, which
+      // CloudWatch keeps as-is, so JSON metric filters (`$.error_code`) match it directly.
+      logGroup: this.logGroup,
+      vpc: props.vpc,
+      vpcSubnets: props.vpcSubnets,
+      securityGroups: props.securityGroups,
+      environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
+    } satisfies Partial<lambda.FunctionProps>;
+
+    this.fn = props.bundle
+      ? new nodejs.NodejsFunction(this, 'Fn', {
+          ...common,
+          entry: join(PROJECT_ROOT, props.entry),
+          handler: 'handler',
+          projectRoot: PROJECT_ROOT,
+          depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
+          bundling: {
+            format: nodejs.OutputFormat.ESM,
+            target: 'node24',
+            minify: true,
+            sourceMap: true,
+            mainFields: ['module', 'main'],
+            // ESM output still meets CommonJS dependencies (pg) that call require(); give them one.
+            banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
+            // The runtime ships the AWS SDK v3 clients. @aws-sdk/rds-signer is not a client and is not
+            // guaranteed on the runtime, so it is bundled; pg-native is an optional addon pg never loads here.
+            externalModules: ['@aws-sdk/client-dynamodb', '@aws-sdk/client-secrets-manager', 'pg-native'],
+            ...(props.afterBundling
+              ? {
+                  commandHooks: {
+                    beforeBundling: () => [],
+                    beforeInstall: () => [],
+                    afterBundling: props.afterBundling,
+                  },
+                }
+              : {}),
+          },
+        })
+      : new lambda.Function(this, 'Fn', {
+          ...common,
+          handler: 'index.handler',
+          code: lambda.Code.fromInline('exports.handler = async () => ({ statusCode: 503, body: "" });'),
+        });
+
+    Validations.of(this.fn).acknowledge(
+      {
+        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+        reason: 'AWS-managed basic execution policy: CloudWatch Logs write for the function own log group, nothing else.',
+      },
+      {
+        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole]',
+        reason: 'AWS-managed VPC access policy: the ENI permissions Lambda needs to attach the function to the isolated subnets.',
+      },
+    );
+  }
+}

@@ -1,0 +1,45 @@
+import { Tags, Validations, type App } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import type { ReadDef } from '../shared/reads/types.js';
+import { loadStageConfig, shouldBundle, type StageConfig } from './config.js';
+import { StatefulStack } from './stateful-stack.js';
+import { StatelessStack } from './stateless-stack.js';
+
+export interface Service {
+  config: StageConfig;
+  stateful: StatefulStack;
+  stateless: StatelessStack;
+}
+
+/** Builds both stacks of one stage from context; shared by bin/app.ts and the infra tests. */
+export function buildService(app: App, reads: ReadonlyArray<Pick<ReadDef, 'name' | 'family' | 'path'>>): Service {
+  const config = loadStageConfig(app.node);
+  const bundle = shouldBundle(app.node);
+  const env = {
+    account: config.account ?? process.env.CDK_DEFAULT_ACCOUNT,
+    region: config.region ?? process.env.CDK_DEFAULT_REGION,
+  };
+  const prefix = `GeoApi-${config.stageName}`;
+
+  const stateful = new StatefulStack(app, `${prefix}-stateful`, {
+    env,
+    config,
+    bundle,
+    description: `Measurement API (${config.stageName}): network, measurement store, budget table, secrets`,
+    terminationProtection: config.database.mode === 'create' && config.database.deletionProtection,
+  });
+  const stateless = new StatelessStack(app, `${prefix}-stateless`, {
+    env,
+    config,
+    stateful,
+    reads,
+    bundle,
+    description: `Measurement API (${config.stageName}): HTTP API, functions, alarms`,
+  });
+
+  Tags.of(app).add('service', 'geo-measurement-api');
+  Tags.of(app).add('stage', config.stageName);
+  // Any finding not fixed or acknowledged (Validations.of(...).acknowledge) fails the synth.
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  return { config, stateful, stateless };
+}

@@ -1,0 +1,86 @@
+import { CfnOutput, Duration, Stack, Token, Validations, type StackProps } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type { Construct } from 'constructs';
+import type { StageConfig } from './config.js';
+import { BudgetTable } from './constructs/budget-table.js';
+import { MeasurementStore } from './constructs/measurement-store.js';
+import { MigrationRunner } from './constructs/migration-runner.js';
+import { Network } from './constructs/network.js';
+
+export interface StatefulStackProps extends StackProps {
+  config: StageConfig;
+  bundle: boolean;
+}
+
+/**
+ * Everything that holds data or takes long to create: network, measurement store, budget counters,
+ * secrets. Deployed rarely; the stateless stack can be destroyed and recreated against it.
+ */
+export class StatefulStack extends Stack {
+  readonly network: Network;
+  readonly store: MeasurementStore;
+  readonly budget: BudgetTable;
+  readonly cursorSecret: secretsmanager.Secret;
+  private readonly zones: string[] | undefined;
+
+  constructor(scope: Construct, id: string, props: StatefulStackProps) {
+    super(scope, id, props);
+    const { config } = props;
+    this.zones = config.availabilityZones;
+
+    this.network = new Network(this, 'Network', { database: config.database, logRetentionDays: config.logRetentionDays });
+    this.budget = new BudgetTable(this, 'Budget');
+    this.store = new MeasurementStore(this, 'Store', {
+      network: this.network,
+      database: config.database,
+      databaseName: config.databaseName,
+      logRetentionDays: config.logRetentionDays,
+      clusterIdentifier: `geo-measurement-${config.stageName}`,
+      proxyBorrowTimeout: Duration.seconds(config.timeouts.lambdaSeconds),
+    });
+    const migrations = new MigrationRunner(this, 'MigrationRunner', {
+      network: this.network,
+      store: this.store,
+      logRetentionDays: config.logRetentionDays,
+      bundle: props.bundle,
+    });
+
+    // In a VPC of our own, the DynamoDB endpoint serves this service only: allow just the budget call.
+    if (this.network.owned && this.network.dynamoDbEndpoint) {
+      this.network.dynamoDbEndpoint.addToPolicy(
+        new iam.PolicyStatement({
+          principals: [new iam.AnyPrincipal()],
+          actions: ['dynamodb:UpdateItem'],
+          resources: [this.budget.table.tableArn],
+        }),
+      );
+    }
+
+    this.cursorSecret = new secretsmanager.Secret(this, 'CursorSecret', {
+      description: 'HMAC key for pagination cursors of the measurement API',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+    });
+    Validations.of(this.cursorSecret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'Signs pagination cursors only and is resolved into the functions at deploy time; automatic rotation would not reach running functions and would only expire open cursors. Rotated by hand: new value, then its version id in cursorSecretVersionId, then deploy (docs/deploy.md).',
+    });
+
+    new CfnOutput(this, 'ProxyEndpoint', { value: this.store.proxy.endpoint });
+    new CfnOutput(this, 'ClusterEndpoint', { value: this.store.cluster.clusterEndpoint.hostname });
+    new CfnOutput(this, 'AdminSecretArn', { value: this.store.adminSecret.secretArn });
+    new CfnOutput(this, 'BudgetTableName', { value: this.budget.table.tableName });
+    new CfnOutput(this, 'MigrateFunctionName', { value: migrations.function.fn.functionName });
+    new CfnOutput(this, 'CursorSecretArn', { value: this.cursorSecret.secretArn });
+  }
+
+  /**
+   * With a concrete region, CDK would look the zones up in the account at synth time (credentials,
+   * network). Naming them keeps `cdk synth` offline and the template stable.
+   */
+  override get availabilityZones(): string[] {
+    if (Token.isUnresolved(this.region)) return super.availabilityZones;
+    return this.zones ?? [`${this.region}a`, `${this.region}b`];
+  }
+}

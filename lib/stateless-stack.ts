@@ -1,0 +1,123 @@
+import { CfnOutput, Duration, SecretValue, Stack, type StackProps } from 'aws-cdk-lib';
+import type { Construct } from 'constructs';
+import type { ReadDef } from '../shared/reads/types.js';
+import { FAMILIES } from '../shared/reads/types.js';
+import type { StageConfig } from './config.js';
+import { ReadApi, type RouteTarget } from './constructs/read-api.js';
+import { ServiceAlarms } from './constructs/service-alarms.js';
+import { ServiceFunction } from './constructs/service-function.js';
+import { READER_DB_USER } from './constructs/measurement-store.js';
+import type { StatefulStack } from './stateful-stack.js';
+
+export interface StatelessStackProps extends StackProps {
+  config: StageConfig;
+  stateful: StatefulStack;
+  reads: ReadonlyArray<Pick<ReadDef, 'name' | 'family' | 'path'>>;
+  bundle: boolean;
+}
+
+/**
+ * The API and its functions. Holds no data, so it can be redeployed (or torn down) at will; flipping
+ * the api switch redeploys only this stack, changing nothing but environment variables.
+ */
+export class StatelessStack extends Stack {
+  readonly functions: Record<RouteTarget, ServiceFunction>;
+  readonly api: ReadApi;
+
+  constructor(scope: Construct, id: string, props: StatelessStackProps) {
+    super(scope, id, props);
+    const { config, stateful } = props;
+    const { network, store, budget } = stateful;
+    const t = config.timeouts;
+
+    // Timeouts, innermost first. A paused Aurora takes about 20 s to resume. The functions give up
+    // connecting after dbConnectMs (12 s by default) and answer 503 upstream_timeout themselves; the
+    // wake continues meanwhile, so the single retry the contract recommends lands on a warm cluster.
+    // Waiting out the whole wake instead would leave no room under API Gateway's 30 s integration cap
+    // for the queries that follow, and the caller would get API Gateway's bare 503, not our error body.
+    // The worst case (connect + two statements + budget call + 2 s) must fit the Lambda timeout, which
+    // must stay below the integration timeout: config.ts refuses any setting that breaks this order.
+    const switchEnv = {
+      API_DISABLED: String(!config.api.enabled),
+      API_DISABLED_RETRY_AFTER: String(config.api.retryAfterSeconds),
+      LOG_LEVEL: config.logLevel,
+    };
+    const serviceEnv: Record<string, string> = {
+      ...switchEnv,
+      DB_HOST: store.proxy.endpoint,
+      DB_PORT: String(store.port),
+      DB_NAME: store.databaseName,
+      DB_USER: READER_DB_USER,
+      DB_IAM_AUTH: 'true',
+      DB_SSL: 'true',
+      DB_POOL_MAX: String(config.lambda.dbPoolMax),
+      DB_CONNECT_TIMEOUT_MS: String(t.dbConnectMs),
+      DB_STATEMENT_TIMEOUT_MS: String(t.dbStatementMs),
+      BUDGET_TABLE: budget.table.tableName,
+      BUDGET_TIMEOUT_MS: String(t.budgetMs),
+      LAST_USED_THROTTLE_SECONDS: String(config.lambda.lastUsedThrottleSeconds),
+      // A CloudFormation dynamic reference: the value is resolved at deploy time and lands in the
+      // function configuration. Acceptable because it only signs pagination cursors (a leak lets someone
+      // forge a cursor, which still runs under the caller's own key and reach), and it spares every
+      // function a Secrets Manager grant and a network call at cold start.
+      CURSOR_SECRET: SecretValue.secretsManager(stateful.cursorSecret.secretArn, {
+        ...(config.cursorSecretVersionId ? { versionId: config.cursorSecretVersionId } : {}),
+      }).unsafeUnwrap(),
+      ...(config.planCeilings ? { PLAN_CEILINGS: JSON.stringify(config.planCeilings) } : {}),
+    };
+
+    const make = (target: RouteTarget, entry: string, description: string, environment: Record<string, string>) =>
+      new ServiceFunction(this, `${target[0]!.toUpperCase()}${target.slice(1)}`, {
+        entry,
+        description,
+        environment,
+        timeout: Duration.seconds(t.lambdaSeconds),
+        memorySize: config.lambda.memoryMb,
+        logRetentionDays: config.logRetentionDays,
+        vpc: network.vpc,
+        vpcSubnets: network.subnets,
+        securityGroups: [network.functionsSecurityGroup],
+        bundle: props.bundle,
+      });
+
+    const functions = {} as Record<RouteTarget, ServiceFunction>;
+    for (const family of FAMILIES) {
+      functions[family] = make(family, `functions/${family}/handler.ts`, `Reads of the ${family} family`, serviceEnv);
+    }
+    functions.mcp = make('mcp', 'functions/mcp/handler.ts', 'MCP server exposing the reads as tools', serviceEnv);
+    // The OpenAPI document is static bytes: no database, no budget, no secret, hence no grant at all.
+    functions.openapi = make('openapi', 'functions/openapi/handler.ts', 'Serves openapi.json', switchEnv);
+    this.functions = functions;
+
+    for (const target of [...FAMILIES, 'mcp'] as const) {
+      store.grantRead(functions[target].fn);
+      budget.grantConsume(functions[target].fn);
+    }
+
+    this.api = new ReadApi(this, 'Http', {
+      apiName: `geo-measurement-${config.stageName}`,
+      reads: props.reads,
+      functions: Object.fromEntries(Object.entries(functions).map(([k, v]) => [k, v.fn])) as Record<RouteTarget, ServiceFunction['fn']>,
+      integrationTimeout: Duration.seconds(t.integrationSeconds),
+      throttleRatePerSecond: config.api.throttleRatePerSecond,
+      throttleBurst: config.api.throttleBurst,
+      logRetentionDays: config.logRetentionDays,
+      domain: config.domain,
+    });
+
+    new ServiceAlarms(this, 'Alarms', {
+      namespace: `GeoMeasurementApi/${config.stageName}`,
+      stage: this.api.stage,
+      functions: Object.values(functions).map((f) => ({ fn: f.fn, logGroup: f.logGroup })),
+      thresholds: config.alarms,
+      alarmEmail: config.alarmEmail,
+    });
+
+    new CfnOutput(this, 'ApiUrl', { value: `${this.api.api.apiEndpoint}/api/v1` });
+    if (config.domain && this.api.domainName) {
+      new CfnOutput(this, 'CustomDomainUrl', { value: `https://${config.domain.name}/api/v1` });
+      // Point the domain's DNS record (CNAME or alias) at this name; the DNS zone is not managed here.
+      new CfnOutput(this, 'CustomDomainTarget', { value: this.api.domainName.regionalDomainName });
+    }
+  }
+}

@@ -1,0 +1,96 @@
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { resources, synth, type Resources, type Synthesized } from './support.js';
+
+type Env = Record<string, unknown>;
+const env = (fn: Resources[string]) => ((fn.Properties!.Environment as { Variables: Env } | undefined)?.Variables ?? {}) as Env;
+
+describe('service functions', () => {
+  let s: Synthesized;
+  let stateless: Resources;
+  let isolatedSubnetIds: string[];
+
+  beforeAll(() => {
+    s = synth({}, { account: '111111111111', region: 'eu-west-1' });
+    stateless = resources(s.statelessTemplate, 'AWS::Lambda::Function');
+    isolatedSubnetIds = s.stateful.network.vpc.isolatedSubnets.map((sn) => s.stateful.resolve(sn.subnetId).Ref as string);
+  });
+
+  it('every function, including the migration runner, sits in the isolated subnets', () => {
+    expect(isolatedSubnetIds).toHaveLength(2);
+    const statefulFns = Object.entries(resources(s.statefulTemplate, 'AWS::Lambda::Function')).filter(([id]) => id.startsWith('MigrationRunnerMigrate'));
+    expect(statefulFns).toHaveLength(1);
+    for (const fn of [...Object.values(stateless), ...statefulFns.map(([, f]) => f)]) {
+      const subnets = JSON.stringify((fn.Properties!.VpcConfig as { SubnetIds: unknown }).SubnetIds);
+      for (const id of isolatedSubnetIds) expect(subnets).toContain(id);
+    }
+  });
+
+  it('newest Node.js runtime on ARM64', () => {
+    for (const fn of Object.values(stateless)) {
+      expect(fn.Properties!.Runtime).toBe('nodejs24.x');
+      expect(fn.Properties!.Architectures).toEqual(['arm64']);
+    }
+  });
+
+  it('timeouts: a sleeping database answers 503 upstream_timeout before API Gateway gives up', () => {
+    const integrations = Object.values(resources(s.statelessTemplate, 'AWS::ApiGatewayV2::Integration'));
+    const integrationMs = Math.max(...integrations.map((i) => i.Properties!.TimeoutInMillis as number));
+    expect(integrationMs).toBeLessThanOrEqual(30_000);
+    for (const [id, fn] of Object.entries(stateless)) {
+      const lambdaMs = (fn.Properties!.Timeout as number) * 1000;
+      expect(lambdaMs).toBeLessThan(integrationMs);
+      if (id.startsWith('OpenapiFn')) continue;
+      const e = env(fn);
+      const worst = Number(e.DB_CONNECT_TIMEOUT_MS) + 2 * Number(e.DB_STATEMENT_TIMEOUT_MS) + Number(e.BUDGET_TIMEOUT_MS);
+      expect(worst).toBeLessThan(lambdaMs);
+      // Short enough that a ~20 s Aurora wake yields our own 503 rather than a long hang.
+      expect(Number(e.DB_CONNECT_TIMEOUT_MS)).toBeLessThan(20_000);
+    }
+  });
+
+  it('read and MCP functions get the full service configuration', () => {
+    for (const [id, fn] of Object.entries(stateless)) {
+      if (id.startsWith('OpenapiFn')) continue;
+      expect(env(fn)).toMatchObject({
+        API_DISABLED: 'false',
+        API_DISABLED_RETRY_AFTER: expect.any(String),
+        DB_HOST: expect.anything(),
+        DB_PORT: '5432',
+        DB_NAME: 'geo',
+        DB_USER: 'geo_reader',
+        DB_IAM_AUTH: 'true',
+        DB_SSL: 'true',
+        DB_POOL_MAX: expect.any(String),
+        BUDGET_TABLE: expect.anything(),
+        BUDGET_TIMEOUT_MS: expect.any(String),
+        LAST_USED_THROTTLE_SECONDS: expect.any(String),
+        LOG_LEVEL: expect.any(String),
+      });
+      // A dynamic reference, resolved by CloudFormation at deploy time: never the value itself.
+      expect(JSON.stringify(env(fn).CURSOR_SECRET)).toContain('{{resolve:secretsmanager:');
+    }
+  });
+
+  it('the openapi function knows only the api switch: no database, no table, no secret', () => {
+    const [, openapi] = Object.entries(stateless).find(([id]) => id.startsWith('OpenapiFn'))!;
+    expect(Object.keys(env(openapi)).sort()).toEqual(['API_DISABLED', 'API_DISABLED_RETRY_AFTER', 'LOG_LEVEL', 'NODE_OPTIONS']);
+  });
+
+  it('cursorSecretVersionId pins the dynamic reference to one version', () => {
+    const pinned = synth({ stages: { dev: { cursorSecretVersionId: '0b5a7c1e-3d2f-4a6b-8c9d-0e1f2a3b4c5d' } } });
+    for (const [id, fn] of Object.entries(resources(pinned.statelessTemplate, 'AWS::Lambda::Function'))) {
+      if (id.startsWith('OpenapiFn')) continue;
+      expect(JSON.stringify(env(fn).CURSOR_SECRET)).toContain(':SecretString:::0b5a7c1e-3d2f-4a6b-8c9d-0e1f2a3b4c5d}}');
+    }
+  });
+
+  it('PLAN_CEILINGS appears only when the stage configures ceilings', () => {
+    const withCeilings = synth({ stages: { dev: { planCeilings: { starter: 30, pro: 120 } } } });
+    const fns = Object.entries(resources(withCeilings.statelessTemplate, 'AWS::Lambda::Function'));
+    for (const [id, fn] of fns) {
+      if (id.startsWith('OpenapiFn')) continue;
+      expect(env(fn).PLAN_CEILINGS).toBe('{"starter":30,"pro":120}');
+    }
+    for (const fn of Object.values(stateless)) expect(env(fn).PLAN_CEILINGS).toBeUndefined();
+  });
+});

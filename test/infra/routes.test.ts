@@ -1,0 +1,69 @@
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { FAMILIES } from '../../shared/reads/types.js';
+import { reads } from '../../shared/reads/registry.js';
+import { resources, synth, SPEC_PATHS, type Resources } from './support.js';
+
+/** Logical id prefix of each function in the stateless stack (construct ids in lib/stateless-stack.ts). */
+const fnPrefix = (target: string) => `${target[0]!.toUpperCase()}${target.slice(1)}Fn`;
+
+describe('HTTP API routes', () => {
+  let routes: Array<{ routeKey: string; functionId: string }>;
+  let functions: Resources;
+
+  beforeAll(() => {
+    const { statelessTemplate } = synth();
+    functions = resources(statelessTemplate, 'AWS::Lambda::Function');
+    const integrations = resources(statelessTemplate, 'AWS::ApiGatewayV2::Integration');
+    routes = Object.values(resources(statelessTemplate, 'AWS::ApiGatewayV2::Route')).map((r) => {
+      const target = (r.Properties!.Target as { 'Fn::Join': [string, unknown[]] })['Fn::Join'][1];
+      const integrationId = (target[1] as { Ref: string }).Ref;
+      const uri = integrations[integrationId]!.Properties!.IntegrationUri as { 'Fn::GetAtt': [string, string] };
+      return { routeKey: r.Properties!.RouteKey as string, functionId: uri['Fn::GetAtt'][0] };
+    });
+  });
+
+  it('has one function per read family, plus mcp and openapi, and nothing else', () => {
+    const ids = Object.keys(functions);
+    for (const target of [...FAMILIES, 'mcp', 'openapi']) {
+      expect(ids.filter((id) => id.startsWith(fnPrefix(target)))).toHaveLength(1);
+    }
+    expect(ids).toHaveLength(FAMILIES.length + 2);
+  });
+
+  it('sends every read of the read table to the function of its family', () => {
+    expect(reads.length).toBeGreaterThan(0);
+    for (const read of reads) {
+      const route = routes.find((r) => r.routeKey === `GET /api/v1${read.path}`);
+      expect(route).toBeDefined();
+      expect(route!.functionId.startsWith(fnPrefix(read.family))).toBe(true);
+    }
+  });
+
+  it('routes the OpenAPI document and MCP to their own functions', () => {
+    const to = (key: string) => routes.find((r) => r.routeKey === key)?.functionId ?? '';
+    expect(to('GET /api/v1/openapi.json').startsWith(fnPrefix('openapi'))).toBe(true);
+    for (const method of ['POST', 'GET', 'DELETE']) expect(to(`${method} /api/v1/mcp`).startsWith(fnPrefix('mcp'))).toBe(true);
+  });
+
+  it('exposes no write route: only GET, except POST/DELETE on /mcp, and no catch-all', () => {
+    const expected = new Set([
+      ...reads.map((r) => `GET /api/v1${r.path}`),
+      'GET /api/v1/openapi.json',
+      'POST /api/v1/mcp',
+      'GET /api/v1/mcp',
+      'DELETE /api/v1/mcp',
+    ]);
+    expect(new Set(routes.map((r) => r.routeKey))).toEqual(expected);
+    expect(routes).toHaveLength(expected.size);
+    for (const { routeKey } of routes) {
+      if (routeKey.endsWith(' /api/v1/mcp')) continue;
+      expect(routeKey.startsWith('GET /api/v1/')).toBe(true);
+    }
+    expect(routes.some((r) => r.routeKey === '$default' || r.routeKey.startsWith('ANY '))).toBe(false);
+  });
+
+  it('follows the read table of the spec: fifteen reads, each path routed', () => {
+    expect(reads.map((r) => r.path).sort()).toEqual([...SPEC_PATHS].sort());
+    expect(new Set(reads.map((r) => r.name)).size).toBe(reads.length);
+  });
+});

@@ -1,0 +1,95 @@
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { importStage, resources, synth } from './support.js';
+
+describe('stateful stack (created store)', () => {
+  let t: Template;
+  beforeAll(() => {
+    t = synth({}, { account: '111111111111', region: 'eu-west-1' }).statefulTemplate;
+  });
+
+  it('budget table: on-demand, pk string, TTL on expires_at, PITR, encrypted', () => {
+    t.resourceCountIs('AWS::DynamoDB::Table', 1);
+    t.hasResourceProperties('AWS::DynamoDB::Table', {
+      BillingMode: 'PAY_PER_REQUEST',
+      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+      TimeToLiveSpecification: { AttributeName: 'expires_at', Enabled: true },
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      SSESpecification: { SSEEnabled: true },
+    });
+  });
+
+  it('proxy requires TLS and IAM end to end, and its role may connect as geo_reader only', () => {
+    t.hasResourceProperties('AWS::RDS::DBProxy', { RequireTLS: true, DefaultAuthScheme: 'IAM_AUTH', EngineFamily: 'POSTGRESQL' });
+    const proxy = Object.values(resources(t, 'AWS::RDS::DBProxy'))[0]!;
+    expect(proxy.Properties!.Auth).toBeUndefined();
+    const roleId = (proxy.Properties!.RoleArn as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0];
+    const policies = Object.values(resources(t, 'AWS::IAM::Policy')).filter((p) =>
+      (p.Properties!.Roles as Array<{ Ref: string }>).some((r) => r.Ref === roleId),
+    );
+    const statements = policies.flatMap((p) => (p.Properties!.PolicyDocument as { Statement: Array<Record<string, unknown>> }).Statement);
+    expect(statements).toHaveLength(1);
+    expect(statements[0]!.Action).toBe('rds-db:connect');
+    expect(JSON.stringify(statements[0]!.Resource)).toMatch(/dbuser:.*\/geo_reader"/);
+  });
+
+  it('Aurora Serverless v2 may pause at 0 ACU, encrypted, IAM auth on', () => {
+    t.hasResourceProperties('AWS::RDS::DBCluster', {
+      Engine: 'aurora-postgresql',
+      ServerlessV2ScalingConfiguration: { MinCapacity: 0, MaxCapacity: Match.anyValue(), SecondsUntilAutoPause: Match.anyValue() },
+      StorageEncrypted: true,
+      EnableIAMDatabaseAuthentication: true,
+    });
+    t.hasResourceProperties('AWS::RDS::DBInstance', { DBInstanceClass: 'db.serverless' });
+  });
+
+  it('network: isolated subnets only, no NAT or Internet gateway, DynamoDB and Secrets Manager endpoints', () => {
+    t.resourceCountIs('AWS::EC2::NatGateway', 0);
+    t.resourceCountIs('AWS::EC2::InternetGateway', 0);
+    for (const subnet of Object.values(resources(t, 'AWS::EC2::Subnet'))) {
+      expect(subnet.Properties!.MapPublicIpOnLaunch).toBe(false);
+    }
+    t.hasResourceProperties('AWS::EC2::VPCEndpoint', {
+      VpcEndpointType: 'Gateway',
+      ServiceName: Match.objectLike({ 'Fn::Join': Match.arrayWith([Match.arrayWith(['.dynamodb'])]) }),
+    });
+    t.hasResourceProperties('AWS::EC2::VPCEndpoint', {
+      VpcEndpointType: 'Interface',
+      ServiceName: 'com.amazonaws.eu-west-1.secretsmanager',
+      PrivateDnsEnabled: true,
+    });
+  });
+
+  it('runs the migrations as a custom resource that re-runs when the SQL changes', () => {
+    t.hasResourceProperties('Custom::MeasurementStoreSchema', { SchemaHash: Match.stringLikeRegexp('^[0-9a-f]{64}$') });
+    t.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ READER_DB_USER: 'geo_reader', NODE_EXTRA_CA_CERTS: '/var/runtime/ca-cert.pem' }) },
+    });
+  });
+
+  it('cursor secret is generated, never written in the template', () => {
+    t.hasResourceProperties('AWS::SecretsManager::Secret', {
+      GenerateSecretString: Match.objectLike({ PasswordLength: 64 }),
+    });
+  });
+});
+
+describe('stateful stack (imported store)', () => {
+  let t: Template;
+  beforeAll(() => {
+    t = synth({ stage: 'dev', stages: { dev: importStage } }, { account: '111111111111', region: 'eu-west-1' }).statefulTemplate;
+  });
+
+  it('creates no cluster and no VPC, but still a TLS + IAM proxy on the imported cluster', () => {
+    t.resourceCountIs('AWS::RDS::DBCluster', 0);
+    t.resourceCountIs('AWS::EC2::VPC', 0);
+    t.hasResourceProperties('AWS::RDS::DBProxy', {
+      RequireTLS: true,
+      DefaultAuthScheme: 'IAM_AUTH',
+      VpcSubnetIds: ['subnet-0aaaaaaaaaaaaaaaa', 'subnet-0bbbbbbbbbbbbbbbb'],
+    });
+    t.hasResourceProperties('AWS::RDS::DBProxyTargetGroup', { DBClusterIdentifiers: ['existing-measurements'] });
+    t.hasResourceProperties('AWS::EC2::SecurityGroupIngress', { GroupId: 'sg-0123456789abcdef0', FromPort: 5432 });
+  });
+});

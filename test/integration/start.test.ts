@@ -1,0 +1,42 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { afterAll, expect, test } from '@jest/globals';
+
+let child: ChildProcess | undefined;
+afterAll(() => {
+  child?.kill('SIGTERM');
+});
+
+/** README's `npm start`, as a person runs it: embedded stores, demo, keys printed, demo.json written. */
+test('npm start serves the API with the demo and prints working keys', async () => {
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', LOG_LEVEL: 'SILENT' };
+  delete env.DATABASE_URL;
+  delete env.NODE_OPTIONS;
+  // node itself (not npx) so that killing the child really stops the server.
+  child = spawn(process.execPath, ['--import', 'tsx', 'bin/start.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  const baseUrl = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no start line within 90 s:\n${out}`)), 60_000);
+    child!.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const m = /API on (http:\/\/127\.0\.0\.1:\d+\/api\/v1)/.exec(out);
+      if (m && out.includes('try: curl')) {
+        clearTimeout(timer);
+        resolve(m[1] as string);
+      }
+    });
+    child!.on('exit', (code) => reject(new Error(`npm start exited with ${code}:\n${out}`)));
+  });
+  const demo = JSON.parse(await readFile('.local/demo.json', 'utf8'));
+  expect(demo.base_url).toBe(baseUrl);
+  for (const label of ['workspace', 'brand', 'analysis', 'empty_scope', 'revoked', 'expired', 'creator_removed', 'creator_suspended', 'plan_without_api', 'other_workspace', 'small_budget']) {
+    expect(demo.keys[label]).toMatch(/^geo_live_/);
+    expect(out).toContain(demo.keys[label]);
+  }
+  for (const label of ['collected', 'other_brand', 'never_collected', 'extraction_late', 'other_workspace']) {
+    expect(typeof demo.analyses[label]).toBe('string');
+  }
+  const res = await fetch(`${baseUrl}/analyses/${demo.analyses.collected}`, { headers: { authorization: `Bearer ${demo.keys.workspace}` } });
+  expect(res.status).toBe(200);
+  expect((await res.json()).slug).toBe(demo.analyses.collected);
+}, 120_000);
