@@ -1,0 +1,132 @@
+import { z } from 'zod';
+import { uuid } from '../../contracts/common.js';
+import { figureListOf, meanSchema, rateSchema } from '../../figures/contracts.js';
+import { figureInput, WINDOW_NOTE } from '../../figures/inputs.js';
+import { loadFigures, total } from '../../figures/load.js';
+import { meanFigure, rateFigure } from '../../figures/stats.js';
+import { Params, segments } from '../../figures/window.js';
+import { defineRead } from '../types.js';
+
+const brandFigures = {
+  rank: z
+    .number()
+    .int()
+    .min(1)
+    .nullable()
+    .describe('Rank by mentions over the window among all brands named (tracked brand included), 1 = most mentioned; ties share a rank (1, 2, 2, 4). Null when no brand mention was measured.'),
+  previous_rank: z.number().int().min(1).nullable().describe('Rank in the comparison period; null without comparison or when not named then.'),
+  mentions: z.number().int().min(0).describe('Mentions of this brand in extracted answers of the window. Integer ≥ 0.'),
+  share_of_voice: rateSchema('This brand’s mentions over all brand mentions in the window, 0..1.'),
+  visibility: rateSchema('Share of extracted answers naming this brand, 0..1.'),
+  average_position: meanSchema('Mean first order of appearance of this brand in the answers naming it.', '≥ 1'),
+};
+
+const competitorItem = z
+  .object({
+    name: z.string(),
+    kind: z.enum(['direct', 'indirect']).describe('direct: configured competitor of the analysis; indirect: discovered in answers, not configured.'),
+    competitor_id: uuid.nullable().describe('Identifier of a direct competitor; null for indirect ones.'),
+    domain: z.string().nullable(),
+    ...brandFigures,
+  })
+  .describe('A competing brand. Direct competitors are listed even at 0 mentions; indirect ones when named in the window.');
+
+export const competitorListSchema = figureListOf(
+  competitorItem,
+  'competitor_list',
+  'Competing brands, direct (configured) and indirect (discovered in answers), ranked by mentions over the window, with the tracked brand’s own rank. Single page.',
+  { tracked: z.object({ name: z.string(), ...brandFigures }).describe('The tracked brand, ranked among its competitors.') },
+);
+
+interface BrandRow {
+  period: number;
+  brand: string;
+  is_tracked: boolean;
+  competitor_id: string | null;
+  mentions: number;
+  answers: number;
+  position_sum: number;
+  position_n: number;
+}
+
+/** Standard competition ranking ("1224") by mentions. */
+function ranks(counts: Map<string, number>): Map<string, number> {
+  const sorted = [...counts.values()].sort((a, b) => b - a);
+  const out = new Map<string, number>();
+  for (const [name, n] of counts) out.set(name, sorted.indexOf(n) + 1);
+  return out;
+}
+
+export const listCompetitors = defineRead({
+  name: 'list_competitors',
+  family: 'figures',
+  path: '/analyses/{analysis}/competitors',
+  summary: 'Competitors ranked over a window',
+  description:
+    'Direct (configured) and indirect (discovered in answers) competitors ranked by mentions, each with share of voice, visibility and average position, and the tracked brand with its own rank.' +
+    WINDOW_NOTE,
+  input: figureInput,
+  output: competitorListSchema,
+  errors: ['analysis_not_found', 'invalid_request'],
+  run: async (ctx, input) => {
+    const loaded = await loadFigures(ctx, input, 'last-run');
+    const { context, engines, res, info, periods } = loaded;
+    const p = new Params(ctx.analysis!.id);
+    const cols = 'brand, is_tracked, competitor_id, mentions, answers, position_sum, position_n';
+    const [rows, configured] = await Promise.all([
+      ctx.db.query<BrandRow>(
+        `SELECT period, brand, bool_or(is_tracked) AS is_tracked, (array_agg(competitor_id) FILTER (WHERE competitor_id IS NOT NULL))[1] AS competitor_id,
+                sum(mentions)::float8 AS mentions, sum(answers)::float8 AS answers, sum(position_sum)::float8 AS position_sum, sum(position_n)::float8 AS position_n
+           FROM (${segments(p, periods, { fine: 'fig_run_brand', month: 'fig_month_brand', cols })}) s
+          GROUP BY period, brand`,
+        p.values,
+      ),
+      ctx.db.query<{ id: string; name: string; domain: string | null }>(
+        'SELECT id, name, domain FROM competitors WHERE analysis_id = $1 ORDER BY name, id',
+        [ctx.analysis!.id],
+      ),
+    ]);
+    const hasPrev = res.previous !== null;
+    const by = [new Map<string, BrandRow>(), new Map<string, BrandRow>()];
+    for (const r of rows) by[r.period]!.set(r.brand, r);
+    const totals = [total(engines[0]), total(engines[1])];
+    const allMentions = totals.map((t) => t.brand_mentions);
+    const rankings = [0, 1].map((i) => {
+      const counts = new Map<string, number>();
+      for (const [name, r] of by[i]!) if (r.mentions > 0) counts.set(name, r.mentions);
+      if (i === 0) {
+        counts.set(info.brand, by[0]!.get(info.brand)?.mentions ?? 0);
+        for (const c of configured) if (!counts.has(c.name)) counts.set(c.name, 0);
+      }
+      return ranks(counts);
+    });
+    const figures = (name: string) => {
+      const cur = by[0]!.get(name);
+      const prev = by[1]!.get(name);
+      const mentions = cur?.mentions ?? 0;
+      return {
+        rank: allMentions[0]! > 0 ? (rankings[0]!.get(name) ?? null) : null,
+        previous_rank: hasPrev && allMentions[1]! > 0 ? (rankings[1]!.get(name) ?? null) : null,
+        mentions,
+        share_of_voice: rateFigure(mentions, allMentions[0]!, hasPrev ? { k: prev?.mentions ?? 0, n: allMentions[1]! } : null),
+        visibility: rateFigure(cur?.answers ?? 0, totals[0]!.extracted, hasPrev ? { k: prev?.answers ?? 0, n: totals[1]!.extracted } : null),
+        average_position: meanFigure(cur?.position_sum ?? 0, cur?.position_n ?? 0, hasPrev ? { sum: prev?.position_sum ?? 0, n: prev?.position_n ?? 0 } : null),
+      };
+    };
+    const direct = new Set(configured.map((c) => c.name));
+    const items = [
+      ...configured.map((c) => ({ name: c.name, kind: 'direct' as const, competitor_id: c.id, domain: c.domain, ...figures(c.name) })),
+      ...[...by[0]!.values()]
+        .filter((r) => !r.is_tracked && r.brand !== info.brand && !direct.has(r.brand) && r.mentions > 0)
+        .map((r) => ({ name: r.brand, kind: 'indirect' as const, competitor_id: null, domain: null, ...figures(r.brand) })),
+    ].sort((a, b) => b.mentions - a.mentions || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return {
+      context,
+      tracked: { name: info.brand, ...figures(info.brand) },
+      items,
+      next_cursor: null,
+      truncated: false,
+      total: items.length,
+    };
+  },
+});

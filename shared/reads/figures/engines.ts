@@ -1,0 +1,32 @@
+import { z } from 'zod';
+import { engineRef as engineRefSchema, figureListOf, headlineSchema } from '../../figures/contracts.js';
+import { figureInput, WINDOW_NOTE } from '../../figures/inputs.js';
+import { engineOrder, engineRef, headline, loadFigures, zeroSums } from '../../figures/load.js';
+import { defineRead } from '../types.js';
+
+const engineItem = headlineSchema.extend({ engine: engineRefSchema }).describe('Headline metrics of one AI engine.');
+
+export const engineListSchema = figureListOf(
+  engineItem,
+  'engine_list',
+  'Headline metrics per AI engine over the window: every configured engine, plus any other engine seen in the window. Single page.',
+);
+
+export const listEngines = defineRead({
+  name: 'list_engines',
+  family: 'figures',
+  path: '/analyses/{analysis}/engines',
+  summary: 'Headline metrics per AI engine',
+  description: 'The headline metrics of the analysis broken down per AI engine, configured engines first in their configured order.' + WINDOW_NOTE,
+  input: figureInput,
+  output: engineListSchema,
+  errors: ['analysis_not_found', 'invalid_request'],
+  run: async (ctx, input) => {
+    const { context, engines, res, info } = await loadFigures(ctx, input, 'last-run');
+    const items = [...engines[0].entries()].sort(engineOrder(info)).map(([key, cur]) => ({
+      engine: engineRef(info, key),
+      ...headline(cur, res.previous ? (engines[1].get(key) ?? zeroSums()) : null, info),
+    }));
+    return { context, items, next_cursor: null, truncated: false, total: items.length };
+  },
+});

@@ -1,0 +1,26 @@
+import { z } from 'zod';
+import { contextSchema, headlineSchema } from '../../figures/contracts.js';
+import { figureInput, WINDOW_NOTE } from '../../figures/inputs.js';
+import { headline, loadFigures, total } from '../../figures/load.js';
+import { defineRead } from '../types.js';
+
+export const metricsSchema = z
+  .object({ context: contextSchema, metrics: headlineSchema })
+  .meta({ id: 'metrics', description: 'Headline metrics of the analysis over the window, with their comparison.' });
+
+export const getMetrics = defineRead({
+  name: 'get_metrics',
+  family: 'figures',
+  path: '/analyses/{analysis}/metrics',
+  summary: 'Headline metrics over a window',
+  description:
+    'Visibility, share of voice, average position, sentiment and source share of the tracked brand over the window, each rate with numerator, denominator, 95% Wilson interval, previous value, delta and significance.' +
+    WINDOW_NOTE,
+  input: figureInput,
+  output: metricsSchema,
+  errors: ['analysis_not_found', 'invalid_request'],
+  run: async (ctx, input) => {
+    const { context, engines, res, info } = await loadFigures(ctx, input, 'last-run');
+    return { context, metrics: headline(total(engines[0]), res.previous ? total(engines[1]) : null, info) };
+  },
+});
