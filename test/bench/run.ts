@@ -7,6 +7,8 @@ import { closeBench } from './harness.js';
  */
 const sections: Record<string, () => Promise<{ default: () => Promise<string> }>> = {
   identity: () => import('./identity.bench.js'),
+  figures: () => import('./figures.bench.js'),
+  catalog: () => import('./catalog.bench.js'),
 };
 
 const wanted = process.argv.slice(2);

@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import { analysisParam, iso, listOf, timestamp, uuid } from '../../contracts/common.js';
+import { defineRead } from '../types.js';
+
+const promptItem = z.object({
+  id: uuid,
+  text: z.string().describe('The prompt as asked to the AI engines, written by the workspace.'),
+  group: z
+    .object({ id: uuid, name: z.string() })
+    .nullable()
+    .describe('The prompt group it belongs to; null when the prompt is in no group (the reserved group word `none` of the group prompts read).'),
+  language: z.string().describe('Language of the prompt, ISO 639-1.'),
+  created_at: timestamp.describe('When the prompt was added to the analysis.'),
+});
+
+const promptCatalog = listOf(
+  promptItem,
+  'prompt_catalog',
+  'Every prompt of the analysis, with its group, language and creation date, in one page (next_cursor null, truncated false). No metrics: question-grain figures exist only on the prompts of a group (group_prompt_list).',
+);
+
+interface PromptRow {
+  id: string;
+  text: string;
+  group_id: string | null;
+  group_name: string | null;
+  language: string;
+  created_at: Date;
+}
+
+export const listPrompts = defineRead({
+  name: 'list_prompts',
+  family: 'catalog',
+  path: '/analyses/{analysis}/prompts',
+  summary: 'List the prompts of an analysis (no metrics)',
+  description:
+    'The prompt catalogue of an analysis: every prompt with its group (or null for none), language and creation date, oldest first, in one page. It carries no figures; for per-prompt metrics use the prompts of a group (/analyses/{analysis}/groups/{group}/prompts).',
+  input: z.strictObject({ analysis: analysisParam }),
+  output: promptCatalog,
+  errors: ['analysis_not_found'],
+  run: async (ctx) => {
+    const rows = await ctx.db.query<PromptRow>(
+      `SELECT p.id, p.text, p.group_id, g.name AS group_name, p.language, p.created_at
+         FROM prompts p LEFT JOIN prompt_groups g ON g.id = p.group_id
+        WHERE p.analysis_id = $1
+        ORDER BY p.created_at, p.id`,
+      [ctx.analysis!.id],
+    );
+    return {
+      items: rows.map((r) => ({
+        id: r.id,
+        text: r.text,
+        group: r.group_id === null ? null : { id: r.group_id, name: r.group_name as string },
+        language: r.language,
+        created_at: iso(r.created_at),
+      })),
+      next_cursor: null,
+      truncated: false,
+      total: rows.length,
+    };
+  },
+});

@@ -1,0 +1,166 @@
+import { z } from 'zod';
+import { analysisParam, limitParam, listOf, timestamp, uuid } from '../../contracts/common.js';
+import { NotFound } from '../../errors.js';
+import { defineRead } from '../types.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+// The lifecycles are those of shared/store/migrations/002_measurements.sql; say them where callers look.
+export const runState = z
+  .enum(['collecting', 'extracting', 'finished', 'failed'])
+  .describe(
+    'State of the run. collecting: engines are being asked; extracting: collection ended (collected_at set, the run counts as a finished collection) and brands and sources are being extracted from the answers; finished: extraction ended (finished_at set), figures are measured; failed: the run stopped. Transitions: collecting -> extracting -> finished; any state -> failed. finished and failed are final.',
+  );
+
+export const engineState = z
+  .enum(['pending', 'collecting', 'extracting', 'done', 'failed'])
+  .describe(
+    'State of one engine inside the run. pending: not started; collecting: answers are being captured; extracting: capture ended, extraction under way; done: every collected answer went through extraction; failed: the engine stopped (for instance an outage; its answers may be missing). Transitions: pending -> collecting -> extracting -> done; any state -> failed. done and failed are final.',
+  );
+
+const counts = {
+  expected: z.number().int().min(0).describe('Answers the run expects from this engine (one per prompt).'),
+  collected: z.number().int().min(0).describe('Answers captured so far.'),
+  extracted: z.number().int().min(0).describe('Captured answers whose brands and sources have been extracted.'),
+  failed: z.number().int().min(0).describe('Answers that could not be collected.'),
+};
+
+const engineCounts = z.object({ engine: z.string().describe('Engine key, as in the analysis engines.'), state: engineState, ...counts });
+
+const runTimes = {
+  id: uuid,
+  state: runState,
+  started_at: timestamp.describe('When collection started.'),
+  collected_at: timestamp.nullable().describe('When collection ended; null while collecting (or if the run failed before).'),
+  finished_at: timestamp.nullable().describe('When extraction ended; null until then (collected but not extracted: extraction is late).'),
+};
+
+const runSummary = z.object({
+  ...runTimes,
+  engines: z.array(engineCounts).describe('Per-engine counts, in the order of the analysis engines.'),
+});
+
+const runSchema = z
+  .object({
+    ...runTimes,
+    totals: z.object(counts).describe('Sums over the engines of the run.'),
+    engines: z
+      .array(
+        engineCounts.extend({
+          name: z.string().describe('Display name of the engine.'),
+          recipe: z
+            .string()
+            .nullable()
+            .describe('Extraction recipe that produced the mentions and citations of this engine’s answers; null while nothing is extracted, or when the engine failed before extraction.'),
+        }),
+      )
+      .describe('Per-engine progress, in the order of the analysis engines.'),
+  })
+  .meta({
+    id: 'run',
+    description: 'One collection (run) of the analysis, with per-engine progress: state, expected, collected, extracted and failed answers, and extraction recipe.',
+  });
+
+interface EngineRow {
+  engine: string;
+  name: string;
+  state: z.infer<typeof engineState>;
+  expected: number;
+  collected: number;
+  extracted: number;
+  failed: number;
+  recipe: string | null;
+}
+
+interface RunRow {
+  id: string;
+  state: z.infer<typeof runState>;
+  started_at: Date;
+  collected_at: Date | null;
+  finished_at: Date | null;
+  engines: EngineRow[] | null;
+}
+
+const when = (d: Date | null) => (d === null ? null : d.toISOString());
+
+const RUN_COLUMNS = `r.id, r.state, r.started_at, r.collected_at, r.finished_at,
+  (SELECT json_agg(json_build_object('engine', re.engine, 'name', e.name, 'state', re.state, 'expected', re.expected,
+                                     'collected', re.collected, 'extracted', re.extracted, 'failed', re.failed,
+                                     'recipe', re.recipe)
+                   ORDER BY array_position(a.engines, re.engine) NULLS LAST, re.engine)
+     FROM run_engines re JOIN engines e ON e.key = re.engine
+    WHERE re.run_id = r.id) AS engines`;
+
+function times(r: RunRow) {
+  return { id: r.id, state: r.state, started_at: r.started_at.toISOString(), collected_at: when(r.collected_at), finished_at: when(r.finished_at) };
+}
+
+const countsOf = (e: EngineRow) => ({ expected: e.expected, collected: e.collected, extracted: e.extracted, failed: e.failed });
+
+export const listRuns = defineRead({
+  name: 'list_runs',
+  family: 'catalog',
+  path: '/analyses/{analysis}/runs',
+  summary: 'List the runs (collections) of an analysis, most recent first',
+  description:
+    'Collection history of the analysis, most recent first (by start time), in one page of at most `limit` runs: next_cursor is always null, and truncated is true when older runs exist beyond the page. Each run gives its state, start, collection and finish times, and per-engine counts. See the run read for the states and their transitions.',
+  input: z.strictObject({ analysis: analysisParam, limit: limitParam(100, 30) }),
+  output: listOf(runSummary, 'run_list', 'Runs of the analysis, most recent first; one page (next_cursor null, truncated when older runs exist).'),
+  errors: ['analysis_not_found', 'invalid_request'],
+  run: async (ctx, input) => {
+    const rows = await ctx.db.query<RunRow & { total: number }>(
+      `SELECT ${RUN_COLUMNS}, count(*) OVER ()::int AS total
+         FROM runs r JOIN analyses a ON a.id = r.analysis_id
+        WHERE r.analysis_id = $1
+        ORDER BY r.started_at DESC, r.id DESC
+        LIMIT $2`,
+      [ctx.analysis!.id, input.limit],
+    );
+    const total = rows[0]?.total ?? 0;
+    return {
+      items: rows.map((r) => ({
+        ...times(r),
+        engines: (r.engines ?? []).map((e) => ({ engine: e.engine, state: e.state, ...countsOf(e) })),
+      })),
+      next_cursor: null,
+      truncated: total > rows.length,
+      total,
+    };
+  },
+});
+
+export const getRun = defineRead({
+  name: 'get_run',
+  family: 'catalog',
+  path: '/analyses/{analysis}/runs/{run}',
+  summary: 'Get one run with per-engine progress',
+  description:
+    'One collection of the analysis with per-engine progress (state, expected, collected, extracted and failed answers, extraction recipe). `run` is a run identifier from the runs list, or `latest` for the most recent run, finished or not. A run of another analysis, an unknown or malformed identifier, and `latest` on an analysis that never started a run answer 404 not_found. ' +
+    'Run states: collecting -> extracting -> finished, any -> failed. Engine states: pending -> collecting -> extracting -> done, any -> failed. A run in extracting has collected_at set and finished_at null: collected, not yet extracted.',
+  input: z.strictObject({
+    analysis: analysisParam,
+    run: z.string().describe('A run identifier (UUID) from the runs list, or the reserved word `latest` for the most recent run, finished or not.'),
+  }),
+  output: runSchema,
+  errors: ['analysis_not_found', 'not_found'],
+  run: async (ctx, input) => {
+    const latest = input.run === 'latest';
+    if (!latest && !UUID.test(input.run)) throw new NotFound('run');
+    const [row] = await ctx.db.query<RunRow>(
+      `SELECT ${RUN_COLUMNS}
+         FROM runs r JOIN analyses a ON a.id = r.analysis_id
+        WHERE r.analysis_id = $1 ${latest ? '' : 'AND r.id = $2'}
+        ORDER BY r.started_at DESC, r.id DESC
+        LIMIT 1`,
+      latest ? [ctx.analysis!.id] : [ctx.analysis!.id, input.run.toLowerCase()],
+    );
+    if (!row) throw new NotFound('run');
+    const engines = row.engines ?? [];
+    const sum = (k: 'expected' | 'collected' | 'extracted' | 'failed') => engines.reduce((s, e) => s + e[k], 0);
+    return {
+      ...times(row),
+      totals: { expected: sum('expected'), collected: sum('collected'), extracted: sum('extracted'), failed: sum('failed') },
+      engines: engines.map((e) => ({ engine: e.engine, name: e.name, state: e.state, ...countsOf(e), recipe: e.recipe })),
+    };
+  },
+});
