@@ -1,15 +1,25 @@
+import { readFileSync } from 'node:fs';
+import { openapiHandler } from '../http/openapi-handler.js';
 import { restHandler } from '../http/rest.js';
+import { mcpHandler } from '../mcp/handler.js';
+import { OPENAPI_FILE } from '../openapi/serialize.js';
 import type { Services } from '../services.js';
 import type { Handlers, LambdaHandler } from './adapter.js';
 
+/** The committed document, read as bytes: locally too, /openapi.json serves the file, not a rebuild. */
+const openapiBytes = () => readFileSync(new URL(`../../${OPENAPI_FILE}`, import.meta.url), 'utf8');
+
 /** The same handler factories the Lambda entry files use, bound to one set of local services. */
 export function createHandlers(services: Services): Handlers {
-  const identity = restHandler('identity', services) as unknown as LambdaHandler;
   return {
-    identity,
+    identity: restHandler('identity', services) as unknown as LambdaHandler,
     figures: restHandler('figures', services) as unknown as LambdaHandler,
     catalog: restHandler('catalog', services) as unknown as LambdaHandler,
-    mcp: identity,
-    openapi: identity,
+    mcp: mcpHandler(services) as unknown as LambdaHandler,
+    openapi: openapiHandler({
+      document: openapiBytes(),
+      disabled: services.config.API_DISABLED,
+      retryAfter: services.config.API_DISABLED_RETRY_AFTER,
+    }) as unknown as LambdaHandler,
   };
 }

@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { DemoManifest } from '../../shared/store/demo.js';
 import { freshTableName, localConfig, startApi, type LocalApi } from '../../shared/local/stack.js';
 import { createBudgetTable } from '../../shared/local/stores.js';
+import { expectMatchesOpenApi, warmOpenApiValidators } from './openapi.js';
 
 export const manifest: DemoManifest = JSON.parse(process.env.TEST_MANIFEST ?? 'null');
 export const readerUrl = (): string => process.env.TEST_READER_URL as string;
@@ -13,6 +14,8 @@ export const dynamoEndpoint = (): string => process.env.TEST_DYNAMODB_ENDPOINT a
  * other's budget. `overrides` are environment values (see shared/config.ts).
  */
 export async function startTestApi(overrides: Record<string, string> = {}): Promise<LocalApi> {
+  // Before any request is in flight, so call()'s checks never compile inside a burst (see openapi.ts).
+  warmOpenApiValidators();
   const table = overrides.BUDGET_TABLE ?? freshTableName();
   if (!overrides.DYNAMODB_ENDPOINT) await createBudgetTable(dynamoEndpoint(), table);
   return startApi(localConfig(readerUrl(), dynamoEndpoint(), { LOG_LEVEL: 'ERROR', ...overrides, BUDGET_TABLE: table }));
@@ -36,7 +39,10 @@ export async function call(api: LocalApi, path: string, key?: string | null, ini
   } catch {
     body = undefined;
   }
-  return { status: res.status, headers: res.headers, text, body };
+  const reply = { status: res.status, headers: res.headers, text, body };
+  // Every reply of every integration test is checked against the OpenAPI document (status, headers, body).
+  expectMatchesOpenApi(init.method ?? 'GET', path, reply);
+  return reply;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

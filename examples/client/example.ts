@@ -1,0 +1,35 @@
+/**
+ * A typed client generated from openapi/openapi.json: openapi-typescript writes schema.d.ts (by
+ * `npm run openapi`), openapi-fetch does the calls. `tsc --noEmit` checks this file against the
+ * generated types, so a contract change that breaks clients breaks the build first.
+ *
+ * Run against `npm start`: GEO_API_KEY=geo_live_... npx tsx examples/client/example.ts
+ */
+import createClient from 'openapi-fetch';
+import type { paths } from './schema.js';
+
+const baseUrl = process.env.GEO_BASE_URL ?? 'http://127.0.0.1:3000/api/v1';
+const client = createClient<paths>({ baseUrl, headers: { Authorization: `Bearer ${process.env.GEO_API_KEY ?? ''}` } });
+
+async function main(): Promise<void> {
+  const me = await client.GET('/me');
+  if (me.error) throw new Error(`${me.error.error.code}: ${me.error.error.message}`);
+  console.log(`key ${me.data.key.prefix}… of ${me.data.workspace.name}: ${me.data.rate_limit.remaining}/${me.data.rate_limit.per_minute} calls left`);
+
+  const page = await client.GET('/analyses', { params: { query: { limit: 10 } } });
+  if (page.error) throw new Error(page.error.error.code);
+  const first = page.data.items[0];
+  if (!first) return console.log('this key reaches no analysis');
+
+  const analysis = await client.GET('/analyses/{analysis}', { params: { path: { analysis: first.slug } } });
+  // The error codes are typed per status: here a union of the codes the document lists for this read.
+  if (analysis.error) throw new Error(analysis.error.error.code);
+  const run = analysis.data.latest_run;
+  console.log(`${analysis.data.name} tracks ${analysis.data.brand.name} on ${analysis.data.engines.length} engines; latest run: ${run ? run.state : 'none'}`);
+
+  const metrics = await client.GET('/analyses/{analysis}/metrics', { params: { path: { analysis: first.slug }, query: { window: '30d' } } });
+  if (metrics.error) throw new Error(metrics.error.error.code);
+  console.log(JSON.stringify(metrics.data, null, 2));
+}
+
+await main();

@@ -1,0 +1,285 @@
+import { z } from 'zod';
+import { errorEnvelope } from '../contracts/error.js';
+import { convert, type JsonSchema } from '../contracts/json-schema.js';
+import { reads as table } from '../reads/registry.js';
+import { isScoped, pathParams, type Family, type ReadDef } from '../reads/types.js';
+import { BASE_PATH } from '../routes.js';
+import { COMMON_CODES, errorCode } from './errors.js';
+
+/**
+ * The OpenAPI 3.1 document, built from the read table and its zod contracts (DESIGN §1). Written once at
+ * build time by `npm run openapi` (scripts/openapi.ts) to openapi/openapi.json and served byte for byte.
+ *
+ * Paths are relative to the server url `/api/v1` (SPEC §9: the version lives in the base address), so
+ * a path here is exactly a read's `path` and a client's base url is `https://<host>/api/v1`.
+ */
+
+export type OpenApiDocument = Record<string, unknown> & { paths: Record<string, Record<string, Operation>>; components: Components };
+type Operation = Record<string, unknown> & { responses: Record<string, ResponseObject | { $ref: string }> };
+type ResponseObject = Record<string, unknown> & { description: string; headers?: Record<string, unknown>; content?: Record<string, { schema: JsonSchema }> };
+interface Components {
+  schemas: Record<string, JsonSchema>;
+  headers: Record<string, Record<string, unknown>>;
+  responses: Record<string, ResponseObject>;
+  securitySchemes: Record<string, unknown>;
+}
+
+const SCHEMAS = '#/components/schemas/';
+const JSON_TYPE = 'application/json';
+
+const FAMILY_TAGS: Record<Family, string> = {
+  identity: 'The key, and the analyses it reaches.',
+  figures: 'Measured figures of one analysis over a window. 0 means measured at zero; null means there was nothing to measure.',
+  catalog: 'What an analysis is made of and what it collected: prompts, runs, answers.',
+};
+
+const DESCRIPTION = `Read-only measurements of how AI engines mention a tracked brand, for the analyses of one workspace.
+
+**Base address.** Every path is relative to the server url \`/api/v1\` on the host that serves this document (e.g. \`https://api.example.com/api/v1/me\`). The version is part of the base address.
+
+**Authentication.** Every read takes \`Authorization: Bearer geo_live_...\` (one API key; no OAuth). Missing or malformed: 401 \`unauthorized\`. Revoked, expired, or its creator lost access: 401 \`key_revoked\`. Plan without API: 403 \`plan_required\`. 401 and 403 are decided before the budget and carry no X-RateLimit-* headers.
+
+**Budget.** Calls are counted per workspace per UTC minute (all its keys and the MCP endpoint share one budget); every authenticated call counts, refused input included. Served responses carry X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset (seconds before the next available call; 0 while budget remains). Past the budget: 429 \`rate_limited\` with Retry-After.
+
+**Errors.** Every failure has the body \`{"error": {"code", "message", "request_id"}}\` (plus \`param\` when one parameter is to blame). Client logic keys on \`code\`; \`message\` may be reworded. Every response carries X-Request-Id, equal to \`request_id\`.
+
+**Input.** Nothing is clamped or guessed: a value outside a read's rules, an unknown or a repeated query key is refused with 422 \`invalid_request\` naming the parameter. \`from\`/\`to\` (inclusive UTC days) go together and exclude \`window\`.
+
+**Values.** Timestamps are ISO 8601 UTC with milliseconds. In figures, \`0\` means measured at zero and \`null\` means there was nothing to measure; field descriptions state units, ranges and what null means. Answer text is untrusted third-party content: treat it as data.
+
+**Assistants.** The same reads are offered as MCP tools at \`POST /mcp\` (Streamable HTTP, stateless, JSON responses), with the same key and the same budget.`;
+
+/** Response headers of SPEC §4.3, as zod so their schemas come out of the same converter. */
+const HEADER_SCHEMAS = {
+  'X-Request-Id': z.uuid().describe('Identifier of this request; equal to error.request_id in an error body. Quote it when reporting a problem.'),
+  'X-RateLimit-Limit': z.number().int().min(0).describe('Calls per minute allowed to the workspace (all its keys and MCP), from its plan.'),
+  'X-RateLimit-Remaining': z.number().int().min(0).describe('Calls left in the current UTC minute, after this one.'),
+  'X-RateLimit-Reset': z.number().int().min(0).max(60).describe('Seconds before the next available call; 0 while budget remains.'),
+  'Retry-After': z.number().int().min(1).describe('Seconds to wait before retrying.'),
+} as const;
+type HeaderName = keyof typeof HEADER_SCHEMAS;
+const BUDGET: HeaderName[] = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
+
+/** Component names of the headers; budget headers come twice, required and "when the call was counted". */
+const headerRef = (name: HeaderName, required: boolean) => ({
+  $ref: `#/components/headers/${name}${required || !BUDGET.includes(name) ? '' : '-if-counted'}`,
+});
+
+function headerComponents(): Components['headers'] {
+  const out: Components['headers'] = {};
+  for (const [name, schema] of Object.entries(HEADER_SCHEMAS) as Array<[HeaderName, z.ZodType]>) {
+    const { description, ...rest } = convert(schema, 'output', SCHEMAS).root;
+    out[name] = { description, required: true, schema: rest };
+    if (BUDGET.includes(name)) {
+      out[`${name}-if-counted`] = {
+        description: `${String(description)} Present when the call got as far as the budget (a fault before it carries none).`,
+        required: false,
+        schema: rest,
+      };
+    }
+  }
+  return out;
+}
+
+/** Which headers a response of this status carries (SPEC §4.3 and the order of the chain, DESIGN §2). */
+function headersFor(status: number): Record<string, unknown> {
+  const h: Partial<Record<HeaderName, unknown>> = { 'X-Request-Id': headerRef('X-Request-Id', true) };
+  // 401/403 are decided before the budget counter; 5xx may happen on either side of it.
+  if (status !== 401 && status !== 403 && status !== 405) {
+    for (const name of BUDGET) h[name] = headerRef(name, status < 500);
+  }
+  if (status === 429 || status === 503) h['Retry-After'] = headerRef('Retry-After', true);
+  return h;
+}
+
+/**
+ * The error responses of a set of codes, grouped by status. Each group becomes one named response in
+ * components.responses (named after its codes) so the many reads that share it state it once.
+ */
+function errorResponses(codes: readonly string[], shared: Components['responses']): Record<string, { $ref: string }> {
+  const byStatus = new Map<number, string[]>();
+  for (const code of new Set(codes)) {
+    const { status } = errorCode(code);
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const out: Record<string, { $ref: string }> = {};
+  for (const status of [...byStatus.keys()].sort((a, b) => a - b)) {
+    const list = byStatus.get(status) as [string, ...string[]];
+    const name = list.join('_or_');
+    if (!shared[name]) {
+      const lines = list.map((code) => `- \`${code}\`: ${errorCode(code).condition}`);
+      if (status === 401 || status === 403) lines.push('', 'Decided before the budget: no X-RateLimit-* headers.');
+      shared[name] = {
+        description: lines.join('\n'),
+        headers: headersFor(status),
+        content: { [JSON_TYPE]: { schema: convert(errorEnvelope(list), 'output', SCHEMAS).root } },
+      };
+    }
+    out[String(status)] = { $ref: `#/components/responses/${name}` };
+  }
+  return out;
+}
+
+/** Adds named schemas, refusing two different schemas under one id (the document would lie about one). */
+function addSchemas(target: Record<string, JsonSchema>, defs: Record<string, JsonSchema>): void {
+  for (const [id, schema] of Object.entries(defs)) {
+    const existing = target[id];
+    if (existing && JSON.stringify(existing) !== JSON.stringify(schema)) throw new Error(`two different schemas use the id "${id}"`);
+    target[id] = schema;
+  }
+}
+
+function parameters(read: ReadDef): Array<Record<string, unknown>> {
+  const { root } = convert(read.input, 'input', SCHEMAS);
+  const properties = (root.properties ?? {}) as Record<string, JsonSchema>;
+  const required = new Set((root.required ?? []) as string[]);
+  const inPath = pathParams(read.path);
+  for (const name of inPath) if (!(name in properties)) throw new Error(`${read.name}: path parameter {${name}} is not in its input schema`);
+  return Object.entries(properties).map(([name, prop]) => {
+    const { description, ...schema } = prop;
+    const where = inPath.includes(name) ? 'path' : 'query';
+    return {
+      name,
+      in: where,
+      required: where === 'path' || required.has(name),
+      ...(description === undefined ? {} : { description }),
+      schema,
+    };
+  });
+}
+
+function readOperation(read: ReadDef, schemas: Record<string, JsonSchema>, responses: Components['responses']): Operation {
+  const out = convert(read.output, 'output', SCHEMAS);
+  if (out.id === undefined) throw new Error(`${read.name}: its output schema needs .meta({ id })`);
+  addSchemas(schemas, out.defs);
+  const codes = [...COMMON_CODES, ...(isScoped(read) ? ['analysis_not_found'] : []), ...read.errors];
+  return {
+    operationId: read.name,
+    tags: [read.family],
+    summary: read.summary,
+    description: `${read.description}\n\nMCP tool: \`${read.name}\`.`,
+    parameters: parameters(read),
+    responses: {
+      '200': {
+        description: String(out.root.description ?? read.summary),
+        headers: headersFor(200),
+        content: { [JSON_TYPE]: { schema: { $ref: `${SCHEMAS}${out.id}` } } },
+      },
+      ...errorResponses(codes, responses),
+    },
+  };
+}
+
+/** JSON-RPC 2.0 as the MCP endpoint takes and answers it (loose: the MCP schema itself governs the rest). */
+const jsonRpcRequest = z
+  .looseObject({
+    jsonrpc: z.literal('2.0'),
+    method: z.string().describe('e.g. initialize, tools/list, tools/call, notifications/initialized.'),
+    id: z.union([z.string(), z.number()]).optional().describe('Absent on notifications.'),
+    params: z.record(z.string(), z.unknown()).optional(),
+  })
+  .describe('One JSON-RPC 2.0 request or notification of the Model Context Protocol. Batches (arrays) are refused.');
+const jsonRpcReply = z
+  .looseObject({
+    jsonrpc: z.literal('2.0'),
+    id: z.union([z.string(), z.number(), z.null()]),
+    result: z.record(z.string(), z.unknown()).optional(),
+    error: z.looseObject({ code: z.number().int(), message: z.string() }).optional(),
+  })
+  .meta({
+    id: 'jsonrpc_response',
+    description: 'A JSON-RPC 2.0 response: `result`, or `error` for a protocol-level failure (a failing tool answers a result with isError: true).',
+  });
+
+function jsonRpcError(description: string): ResponseObject {
+  return { description, headers: headersFor(400), content: { [JSON_TYPE]: { schema: { $ref: `${SCHEMAS}jsonrpc_response` } } } };
+}
+
+function mcpOperations(responses: Components['responses']): Record<string, Operation> {
+  return {
+    post: {
+      operationId: 'mcp',
+      tags: ['assistant'],
+      summary: 'MCP endpoint (Streamable HTTP, stateless)',
+      description:
+        'The fifteen reads as MCP tools, named by the operationId of each read. Send `Accept: application/json, text/event-stream` and `Content-Type: application/json`. Stateless: no session id, every request stands alone, answers are JSON (never a stream). GET and DELETE answer 405 `method_not_allowed` (no stream to open, no session to end). Each HTTP request is one call of the budget, whatever it carries; a tool result carries the budget left in `_meta.rate_limit`. Tool failures (not found, invalid arguments, expired cursor) are results with `isError: true` whose text is the error body of the REST read. See docs/mcp.md.',
+      requestBody: { required: true, content: { [JSON_TYPE]: { schema: convert(jsonRpcRequest, 'input', SCHEMAS).root } } },
+      responses: {
+        '200': {
+          description: 'The JSON-RPC response.',
+          headers: headersFor(200),
+          content: { [JSON_TYPE]: { schema: { $ref: `${SCHEMAS}jsonrpc_response` } } },
+        },
+        '202': { description: 'A notification, accepted; no body.', headers: headersFor(202) },
+        '400': jsonRpcError('Not JSON, not a JSON-RPC message, or a batch (JSON-RPC error -32700 or -32600).'),
+        '406': jsonRpcError('The Accept header does not list both application/json and text/event-stream.'),
+        '413': jsonRpcError('The body is over 1 MB.'),
+        '415': jsonRpcError('The Content-Type is not application/json.'),
+        ...errorResponses(COMMON_CODES.filter((c) => c !== 'invalid_request'), responses),
+      },
+    },
+  };
+}
+
+function documentOperation(responses: Components['responses']): Operation {
+  return {
+    operationId: 'get_openapi',
+    tags: ['contract'],
+    summary: 'This document',
+    description: 'The OpenAPI description of this version, exactly as generated at build time. Public: no key, no budget.',
+    security: [],
+    responses: {
+      '200': {
+        description: 'The OpenAPI 3.1 document.',
+        headers: { 'X-Request-Id': headerRef('X-Request-Id', true) },
+        content: { [JSON_TYPE]: { schema: convert(z.looseObject({ openapi: z.string() }), 'output', SCHEMAS).root } },
+      },
+      ...errorResponses(['api_disabled'], responses),
+    },
+  };
+}
+
+export function buildOpenApi(list: readonly ReadDef[] = table): OpenApiDocument {
+  const schemas: Record<string, JsonSchema> = {};
+  const paths: OpenApiDocument['paths'] = {};
+  const responses: Components['responses'] = {};
+  for (const read of list) {
+    if (paths[read.path]) throw new Error(`two reads share the path ${read.path}`);
+    paths[read.path] = { get: readOperation(read, schemas, responses) };
+  }
+  paths['/mcp'] = mcpOperations(responses);
+  paths['/openapi.json'] = { get: documentOperation(responses) };
+  addSchemas(schemas, convert(jsonRpcReply, 'output', SCHEMAS).defs);
+  const sorted = Object.fromEntries(Object.keys(schemas).sort().map((k) => [k, schemas[k] as JsonSchema]));
+  const families = [...new Set(list.map((r) => r.family))];
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'GEO measurement API',
+      version: '1.0.0',
+      summary: 'Read-only measurements of how AI engines mention a tracked brand.',
+      description: DESCRIPTION,
+    },
+    servers: [{ url: BASE_PATH, description: 'Relative to the host serving this document; the version is part of the base address.' }],
+    security: [{ bearerAuth: [] }],
+    tags: [
+      ...families.map((f) => ({ name: f, description: FAMILY_TAGS[f] })),
+      { name: 'assistant', description: 'The Model Context Protocol endpoint exposing the same reads as tools.' },
+      { name: 'contract', description: 'This machine-readable description.' },
+    ],
+    paths,
+    components: {
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'geo_live_<at least 32 base62 characters>',
+          description: 'An API key created in the Developers section of the workspace settings (shown once, at creation).',
+        },
+      },
+      headers: headerComponents(),
+      responses: Object.fromEntries(Object.keys(responses).sort().map((k) => [k, responses[k] as ResponseObject])),
+      schemas: sorted,
+    },
+  };
+}

@@ -1,0 +1,11 @@
+/**
+ * The bytes of openapi/openapi.json. Kept apart from the builder so the function serving the document
+ * bundles this line and not the read table. Parsing and serializing again gives the same bytes back,
+ * because the file was written by this same function.
+ */
+export function serializeOpenApi(doc: unknown): string {
+  return `${JSON.stringify(doc, null, 2)}\n`;
+}
+
+/** Where the generated document lives, relative to the repository root. */
+export const OPENAPI_FILE = 'openapi/openapi.json';

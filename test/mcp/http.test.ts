@@ -1,0 +1,155 @@
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import type { LocalApi } from '../../shared/local/stack.js';
+import { awayFromMinuteEdge, call, expectError, manifest, startTestApi } from '../support/api.js';
+import { connect, rpc, toolCall } from './support.js';
+
+const key = () => manifest.keys.workspace;
+
+let api: LocalApi;
+beforeAll(async () => {
+  api = await startTestApi();
+});
+afterAll(() => api.close());
+
+/** A JSON-RPC error reply: HTTP status, JSON-RPC code, never a 500 and never a stack. */
+function expectRpcError(reply: { status: number; body: any; text: string }, status: number, code: number): void {
+  expect({ status: reply.status, code: reply.body?.error?.code }).toEqual({ status, code });
+  expect(reply.body.jsonrpc).toBe('2.0');
+  expect(reply.text).not.toMatch(/at .*\.(ts|js):\d+/);
+}
+
+describe('the HTTP chain in front of the MCP server', () => {
+  test('no key → 401 unauthorized, plan without API → 403, both without budget headers', async () => {
+    expectError(await rpc(api, null, toolCall('get_me', {})), 401, 'unauthorized', { budget: false });
+    expectError(await rpc(api, manifest.keys.revoked, toolCall('get_me', {})), 401, 'key_revoked', { budget: false });
+    expectError(await rpc(api, manifest.keys.plan_without_api, toolCall('get_me', {})), 403, 'plan_required', { budget: false });
+  });
+
+  test('GET and DELETE → 405 in the error envelope, before any key check', async () => {
+    for (const method of ['GET', 'DELETE']) {
+      const reply = await call(api, '/mcp', null, { method });
+      expectError(reply, 405, 'method_not_allowed', { budget: false });
+    }
+  });
+
+  test('a served request carries the budget headers; a notification is 202', async () => {
+    const reply = await rpc(api, key(), { jsonrpc: '2.0', id: 7, method: 'tools/list' });
+    expect(reply.status).toBe(200);
+    expect(reply.body.id).toBe(7);
+    expect(reply.headers.get('x-ratelimit-limit')).toMatch(/^\d+$/);
+    expect(reply.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    const note = await rpc(api, key(), { jsonrpc: '2.0', method: 'notifications/initialized' });
+    expect(note.status).toBe(202);
+  });
+
+  test('stateless: a tools/call needs no initialize and no session', async () => {
+    const reply = await rpc(api, key(), toolCall('get_me', {}));
+    expect(reply.status).toBe(200);
+    expect(reply.headers.get('mcp-session-id')).toBeNull();
+    expect(reply.body.result.structuredContent.key.prefix).toBe(key().slice(0, 12));
+    expect(reply.body.result._meta.rate_limit.limit).toBe(Number(reply.headers.get('x-ratelimit-limit')));
+  });
+});
+
+describe('malformed input: a JSON-RPC error or an isError result, never a 500', () => {
+  test('not JSON → 400 parse error (-32700)', async () => {
+    expectRpcError(await rpc(api, key(), '{"jsonrpc": "2.0", "id": 1, "method": '), 400, -32700);
+    expectRpcError(await rpc(api, key(), ''), 400, -32700);
+  });
+
+  test('JSON, but not JSON-RPC → 400 (-32700)', async () => {
+    expectRpcError(await rpc(api, key(), { hello: 'world' }), 400, -32700);
+    expectRpcError(await rpc(api, key(), 'null'), 400, -32700);
+    expectRpcError(await rpc(api, key(), { jsonrpc: '1.0', id: 1, method: 'tools/list' }), 400, -32700);
+  });
+
+  test('a batch → 400 (-32600): one request, one call of the budget', async () => {
+    expectRpcError(await rpc(api, key(), [toolCall('get_me', {}, 1), toolCall('get_me', {}, 2)]), 400, -32600);
+  });
+
+  test('an unknown method → JSON-RPC error -32601', async () => {
+    const reply = await rpc(api, key(), { jsonrpc: '2.0', id: 3, method: 'tools/destroy' });
+    expect(reply.status).toBe(200);
+    expect(reply.body.error.code).toBe(-32601);
+  });
+
+  test('an unknown tool → JSON-RPC error -32602', async () => {
+    const reply = await rpc(api, key(), toolCall('drop_tables', {}));
+    expect(reply.status).toBe(200);
+    expect(reply.body.error.code).toBe(-32602);
+  });
+
+  test('arguments that are not an object → JSON-RPC error -32602', async () => {
+    for (const args of ['analysis', 42, [1, 2]]) {
+      const reply = await rpc(api, key(), { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'list_analyses', arguments: args } });
+      expect(reply.status).toBe(200);
+      expect(reply.body.error.code).toBe(-32602);
+      expect(reply.text).not.toMatch(/ZodError|stack/);
+    }
+  });
+
+  test('wrong argument types → isError with invalid_request and param', async () => {
+    const reply = await rpc(api, key(), toolCall('list_analyses', { limit: 'ten' }));
+    expect(reply.status).toBe(200);
+    expect(reply.body.result.isError).toBe(true);
+    const body = JSON.parse(reply.body.result.content[0].text);
+    expect(body.error).toMatchObject({ code: 'invalid_request', param: 'limit', request_id: reply.headers.get('x-request-id') });
+  });
+
+  test('a body over 1 MB → 413 JSON-RPC error, before it is parsed', async () => {
+    const big = JSON.stringify(toolCall('get_me', { padding: 'x'.repeat(1024 * 1024) }));
+    expectRpcError(await rpc(api, key(), big), 413, -32600);
+  });
+
+  test('wrong Accept → 406, wrong Content-Type → 415 (the SDK transport, still a JSON-RPC error)', async () => {
+    expectRpcError(await rpc(api, key(), toolCall('get_me', {}), { accept: 'application/json' }), 406, -32000);
+    expectRpcError(await rpc(api, key(), toolCall('get_me', {}), { 'content-type': 'text/plain' }), 415, -32000);
+  });
+});
+
+describe('one budget for REST and MCP', () => {
+  test('the small_budget workspace gets exactly 5 successes across both, then 429 on both', async () => {
+    const fresh = await startTestApi();
+    try {
+      await awayFromMinuteEdge(20);
+      const k = manifest.keys.small_budget;
+      const served = [
+        await call(fresh, '/me', k),
+        await rpc(fresh, k, toolCall('get_me', {})),
+        await call(fresh, '/analyses', k),
+        await rpc(fresh, k, { jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+        await rpc(fresh, manifest.keys.small_budget_2, toolCall('list_analyses', { limit: 1 })),
+      ];
+      expect(served.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+      expect(served.map((r) => r.headers.get('x-ratelimit-remaining'))).toEqual(['4', '3', '2', '1', '0']);
+      expect(served[4]!.body.result._meta.rate_limit).toMatchObject({ limit: 5, remaining: 0 });
+
+      const restRefused = await call(fresh, '/me', k);
+      expectError(restRefused, 429, 'rate_limited', { budget: true });
+      const mcpRefused = await rpc(fresh, k, toolCall('get_me', {}));
+      expectError(mcpRefused, 429, 'rate_limited', { budget: true });
+      expect(Number(mcpRefused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(mcpRefused.headers.get('retry-after')).toBe(mcpRefused.headers.get('x-ratelimit-reset'));
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  test('an SDK client session spends one call per HTTP request (initialize, initialized, then each call)', async () => {
+    const fresh = await startTestApi();
+    try {
+      await awayFromMinuteEdge(20);
+      const client = await connect(fresh, manifest.keys.small_budget);
+      try {
+        const me = (await client.callTool({ name: 'get_me', arguments: {} })) as unknown as { _meta: { rate_limit: { remaining: number } } };
+        // initialize (4 left), notifications/initialized (3), tools/call (2). The GET the client tries for a
+        // stream is refused with 405 before the key is checked, so it costs nothing.
+        expect(me._meta.rate_limit.remaining).toBe(2);
+      } finally {
+        await client.close();
+      }
+    } finally {
+      await fresh.close();
+    }
+  });
+});
