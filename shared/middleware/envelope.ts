@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { ApiError, InternalError, errorBody } from '../errors.js';
-import { logger } from '../log.js';
+import { countCall, logger } from '../log.js';
 import type { Call, CallContext } from './call.js';
 
 type Req = Request<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, CallContext>;
@@ -37,9 +37,14 @@ function timingHeader(call: Call): Record<string, string> {
   return parts.length > 0 ? { 'server-timing': parts.join(', ') } : {};
 }
 
-function logCall(call: Call, status: number): void {
+/**
+ * The one log line of a request (fields stable, for CloudWatch Logs Insights and metric filters) and
+ * its count per error code. Never the secret: the key appears by id only.
+ */
+function logCall(call: Call, status: number, method?: string): void {
   logger.info('request', {
     request_id: call.requestId,
+    method,
     read: call.read?.name,
     key_id: call.identity?.key.id,
     workspace_id: call.identity?.workspace.id,
@@ -50,6 +55,7 @@ function logCall(call: Call, status: number): void {
     budget_ms: call.timings.budget,
     data_ms: call.timings.data,
   });
+  countCall(call.read?.name, call.error?.code);
 }
 
 /**
@@ -64,7 +70,7 @@ export function envelopeMiddleware(): MiddlewareObj<APIGatewayProxyEventV2, APIG
     if (call.error?.retryAfter !== undefined) extra['retry-after'] = String(call.error.retryAfter);
     response.headers = { ...response.headers, ...baseHeaders(call), ...budgetHeaders(call), ...timingHeader(call), ...extra };
     request.response = response;
-    logCall(call, response.statusCode ?? 200);
+    logCall(call, response.statusCode ?? 200, request.event.requestContext?.http?.method);
   };
   return {
     name: 'envelope',

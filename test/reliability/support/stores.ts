@@ -1,0 +1,75 @@
+import pg from 'pg';
+import { startBudgetStore, startStore, type LocalBudgetStore, type LocalStore } from '../../../shared/local/stores.js';
+
+/** The machine's PostgreSQL server (trust auth). The battery only ever creates and drops its own databases. */
+export const SERVER_URL = process.env.RELIABILITY_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export interface ServerDatabase {
+  /** Owner connection string of the new database. */
+  adminUrl: string;
+  name: string;
+  drop(): Promise<void>;
+}
+
+async function onServer<T>(work: (c: pg.Client) => Promise<T>): Promise<T> {
+  const admin = new pg.Client({ connectionString: SERVER_URL });
+  await admin.connect();
+  try {
+    return await work(admin);
+  } finally {
+    await admin.end();
+  }
+}
+
+/** A fresh, empty database on the server, so that the battery never depends on what an earlier run left. */
+export async function freshDatabase(prefix: string): Promise<ServerDatabase> {
+  const name = `${prefix}_${Date.now().toString(36)}_${process.pid}_${Math.floor(Math.random() * 1e6)}`;
+  await onServer((c) => c.query(`CREATE DATABASE ${name}`));
+  const url = new URL(SERVER_URL);
+  url.pathname = `/${name}`;
+  return {
+    adminUrl: url.toString(),
+    name,
+    drop: () =>
+      onServer(async (c) => {
+        await c.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [name]);
+        await c.query(`DROP DATABASE IF EXISTS ${name}`);
+      }),
+  };
+}
+
+/** A fresh database migrated and seeded with the demo (the same path `npm start` takes on a server). */
+export async function freshDemoStore(prefix: string): Promise<{ database: ServerDatabase; store: LocalStore }> {
+  const database = await freshDatabase(prefix);
+  const store = await startStore({ adminUrl: database.adminUrl, seed: true });
+  return { database, store };
+}
+
+declare global {
+  // eslint-disable-next-line no-var
+  var __geoReliability: { database: ServerDatabase; budget: LocalBudgetStore } | undefined;
+}
+
+/**
+ * One demo database and one dynalite for the files of the battery that do not break the store
+ * (the store-fault file makes its own database, since it locks tables and kills connections).
+ * The same environment names as test/support/api.ts reads, so its helpers work unchanged.
+ */
+export async function setup(): Promise<void> {
+  const t0 = Date.now();
+  const { database, store } = await freshDemoStore('geo_rel');
+  const budget = await startBudgetStore();
+  globalThis.__geoReliability = { database, budget };
+  process.env.TEST_READER_URL = store.readerUrl;
+  process.env.TEST_ADMIN_URL = database.adminUrl;
+  process.env.TEST_STORE_KIND = store.kind;
+  process.env.TEST_DYNAMODB_ENDPOINT = budget.endpoint;
+  process.env.TEST_MANIFEST = JSON.stringify(store.manifest);
+  console.log(`\nreliability stores ready in ${Date.now() - t0} ms (database ${database.name})`);
+}
+
+export async function teardown(): Promise<void> {
+  const stores = globalThis.__geoReliability;
+  await stores?.budget.close();
+  await stores?.database.drop();
+}
