@@ -70,7 +70,7 @@ export function toApiGatewayEvent(req: RawRequest): { event: APIGatewayProxyEven
       requestId: randomBytes(12).toString('base64'),
       routeKey: key,
       stage: '$default',
-      time: now.toUTCString(),
+      time: clfTime(now),
       timeEpoch: now.getTime(),
     },
     isBase64Encoded: false,
@@ -79,6 +79,14 @@ export function toApiGatewayEvent(req: RawRequest): { event: APIGatewayProxyEven
     ...(req.body.length > 0 ? { body: req.body } : {}),
   };
   return { event, target };
+}
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** requestContext.time as API Gateway writes it: CLF style, 24/May/2025:14:32:02 +0000. */
+export function clfTime(d: Date): string {
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${p(d.getUTCDate())}/${MONTHS[d.getUTCMonth()]}/${d.getUTCFullYear()}:${p(d.getUTCHours())}:${p(d.getUTCMinutes())}:${p(d.getUTCSeconds())} +0000`;
 }
 
 function lambdaContext(functionName: string): Context {
