@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 const bool = z.enum(['true', 'false']).transform((v) => v === 'true');
 const int = (min: number) => z.coerce.number().int().min(min);

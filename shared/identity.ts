@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Db } from './store/db.js';
 import { KeyRevoked, PlanRequired, RateLimitUnavailable, Unauthorized } from './errors.js';
 import type { Identity } from './reads/types.js';

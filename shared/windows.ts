@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const WINDOW_NAMES = ['last-run', '7d', '14d', '30d', '90d', 'all'] as const;
 export type WindowName = (typeof WINDOW_NAMES)[number];

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** ISO 8601 UTC with milliseconds, as Date.prototype.toISOString writes it. */
 export const timestamp = z.iso.datetime({ precision: 3 }).describe('ISO 8601 UTC timestamp with milliseconds.');

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** A JSON Schema object as z.toJSONSchema writes it (draft 2020-12, which OpenAPI 3.1 uses as is). */
 export type JsonSchema = Record<string, unknown>;

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { day, timestamp, uuid } from '../contracts/common.js';
 import { WINDOW_NAMES } from '../windows.js';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { analysisParam } from '../contracts/common.js';
 import { checkWindow, windowParams, WINDOW_NAMES } from '../windows.js';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { InvalidRequest } from '../errors.js';
 import type { ReadDef } from '../reads/types.js';
 import { pathParams } from '../reads/types.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { errorEnvelope } from '../contracts/error.js';
 import { convert, type JsonSchema } from '../contracts/json-schema.js';
 import { reads as table } from '../reads/registry.js';

@@ -9,6 +9,7 @@ const sections: Record<string, () => Promise<{ default: () => Promise<string> }>
   identity: () => import('./identity.bench.js'),
   figures: () => import('./figures.bench.js'),
   catalog: () => import('./catalog.bench.js'),
+  bundles: () => import('./bundles.bench.js'),
 };
 
 const wanted = process.argv.slice(2);

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { analysisParam, cursorParam, day, limitParam, timestamp, uuid } from '../../contracts/common.js';
 import { decodeCursor, encodeCursor, type CursorBinding } from '../../cursor.js';
 import { InvalidRequest, NotFound } from '../../errors.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { analysisParam, limitParam, listOf, timestamp, uuid } from '../../contracts/common.js';
 import { NotFound } from '../../errors.js';
 import { defineRead } from '../types.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { uuid } from '../../contracts/common.js';
 import { figureListOf, meanSchema, rateSchema } from '../../figures/contracts.js';
 import { figureInput, WINDOW_NOTE } from '../../figures/inputs.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { engineRef as engineRefSchema, figureListOf, headlineSchema } from '../../figures/contracts.js';
 import { figureInput, WINDOW_NOTE } from '../../figures/inputs.js';
 import { engineOrder, engineRef, headline, loadFigures, zeroSums } from '../../figures/load.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { analysisParam, limitParam, uuid } from '../../contracts/common.js';
 import { NotFound } from '../../errors.js';
 import { engineRef as engineRefSchema, figureListOf, headlineSchema } from '../../figures/contracts.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { contextSchema, headlineSchema } from '../../figures/contracts.js';
 import { figureInput, WINDOW_NOTE } from '../../figures/inputs.js';
 import { headline, loadFigures, total } from '../../figures/load.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { analysisParam, limitParam } from '../../contracts/common.js';
 import { figureListOf, rateSchema } from '../../figures/contracts.js';
 import { figureWindow, WINDOW_NOTE } from '../../figures/inputs.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { analysisParam, day, uuid } from '../../contracts/common.js';
 import { contextSchema, headlineSchema } from '../../figures/contracts.js';
 import { headline, loadFigures, MEASURES, SUM_MEASURES, total, zeroSums, type Sums } from '../../figures/load.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { analysisParam, cursorParam, iso, isoOrNull, limitParam, listOf, timestamp, uuid } from '../../contracts/common.js';
 import { decodeCursor, encodeCursor } from '../../cursor.js';
 import { defineRead } from '../types.js';

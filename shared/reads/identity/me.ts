@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { iso, timestamp, uuid } from '../../contracts/common.js';
 import { defineRead } from '../types.js';
 
