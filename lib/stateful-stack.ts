@@ -64,7 +64,7 @@ export class StatefulStack extends Stack {
     Validations.of(this.cursorSecret).acknowledge({
       id: 'AwsSolutions-SMG4',
       reason:
-        'Signs pagination cursors only and is resolved into the functions at deploy time; automatic rotation would not reach running functions and would only expire open cursors. Rotated by hand: new value, then its version id in cursorSecretVersionId, then deploy (docs/deploy.md).',
+        'Signs pagination cursors only and is resolved into the functions at deploy time; automatic rotation would not reach running functions and would only expire open cursors. Rotated by hand: new value, then its version id in cursorSecretVersionId, then deploy (README, Deploy).',
     });
 
     new CfnOutput(this, 'ProxyEndpoint', { value: this.store.proxy.endpoint });

@@ -12,7 +12,7 @@ import { migrate } from '../../shared/store/migrate.js';
  * migrations and grants.sql are copied next to the bundle at build time; migrate.ts finds them there.
  *
  * A direct invocation with a `keys` payload administers API keys with the same code as `npm run keys`,
- * for operators who have no network path to the isolated database (see docs/deploy.md):
+ * for operators who have no network path to the isolated database (see the README, Deploy):
  *   {"keys": {"command": "create", "workspace": "acme", "creator": "owner@acme.test", "name": "ci", "scope": "workspace"}}
  *   {"keys": {"command": "list", "workspace": "acme"}}     {"keys": {"command": "revoke", "id": "<uuid>"}}
  * The created secret is in the invocation response only; it is never logged.

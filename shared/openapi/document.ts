@@ -202,7 +202,7 @@ function mcpOperations(responses: Components['responses']): Record<string, Opera
       tags: ['assistant'],
       summary: 'MCP endpoint (Streamable HTTP, stateless)',
       description:
-        'The fifteen reads as MCP tools, named by the operationId of each read. Send `Accept: application/json, text/event-stream` and `Content-Type: application/json`. Stateless: no session id, every request stands alone, answers are JSON (never a stream). GET and DELETE answer 405 `method_not_allowed` (no stream to open, no session to end). Each HTTP request is one call of the budget, whatever it carries; a tool result carries the budget left in `_meta.rate_limit`. Tool failures (not found, invalid arguments, expired cursor) are results with `isError: true` whose text is the error body of the REST read. See docs/mcp.md.',
+        'The fifteen reads as MCP tools, named by the operationId of each read. Send `Accept: application/json, text/event-stream` and `Content-Type: application/json`. Stateless: no session id, every request stands alone, answers are JSON (never a stream). GET and DELETE answer 405 `method_not_allowed` (no stream to open, no session to end). Each HTTP request is one call of the budget, whatever it carries; a tool result carries the budget left in `_meta.rate_limit`. Tool failures (not found, invalid arguments, expired cursor) are results with `isError: true` whose text is the error body of the REST read. See the README, section "Connecting an assistant (MCP)".',
       requestBody: { required: true, content: { [JSON_TYPE]: { schema: convert(jsonRpcRequest, 'input', SCHEMAS).root } } },
       responses: {
         '200': {

@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, jest, test } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { LocalApi } from '../../shared/local/stack.js';
 import { startStore, type LocalStore } from '../../shared/local/stores.js';
 import { call, expectError, startTestApi } from '../support/api.js';
+import { captureLogLines } from '../support/capture.js';
 
 describe('an unexpected fault in a read: 500 internal_error, logged in full, shown to nobody', () => {
   let store: LocalStore;
@@ -17,25 +18,17 @@ describe('an unexpected fault in a read: 500 internal_error, logged in full, sho
   });
 
   test('the body holds no stack, SQL or internal message; the log holds the error with the request id', async () => {
-    const lines: string[] = [];
-    const capture = (chunk: unknown) => {
-      lines.push(String(chunk));
-      return true;
-    };
-    const spies = [jest.spyOn(process.stdout, 'write').mockImplementation(capture), jest.spyOn(process.stderr, 'write').mockImplementation(capture)];
-    let reply;
-    try {
+    let reply!: Awaited<ReturnType<typeof call>>;
+    const logged = await captureLogLines(async () => {
       reply = await call(api, `/analyses/${store.manifest!.analyses.collected}`, store.manifest!.keys.workspace);
-    } finally {
-      for (const spy of spies) spy.mockRestore();
-    }
+    });
     expectError(reply, 500, 'internal_error', { budget: true });
     expect(reply.text).not.toMatch(/permission|competitors|SELECT|at .*\.ts|stack/i);
     const requestId = reply.body.error.request_id as string;
-    const logged = lines.join('').split('\n').filter((l) => l.includes(requestId)).map((l) => JSON.parse(l));
-    const fault = logged.find((l) => l.message === 'unhandled fault');
+    const mine = logged.filter((l) => l.request_id === requestId);
+    const fault = mine.find((l) => l.message === 'unhandled fault');
     expect(fault?.error?.message).toMatch(/permission denied for table competitors/);
     expect(fault?.error?.stack).toBeDefined();
-    expect(logged.find((l) => l.message === 'request')?.error_code).toBe('internal_error');
+    expect(mine.find((l) => l.message === 'request')?.error_code).toBe('internal_error');
   });
 });

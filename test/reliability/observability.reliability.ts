@@ -1,27 +1,9 @@
-import { afterAll, beforeAll, describe, expect, jest, test } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { LocalApi } from '../../shared/local/stack.js';
 import { manifest, startTestApi } from '../support/api.js';
+import { captureLogLines as captureLines } from '../support/capture.js';
 import { UUID, get } from './support/contract.js';
 import type { RawReply } from './support/raw-http.js';
-
-async function captureLines(work: () => Promise<void>): Promise<Array<Record<string, any>>> {
-  const chunks: string[] = [];
-  const capture = (chunk: unknown) => {
-    chunks.push(String(chunk));
-    return true;
-  };
-  const spies = [jest.spyOn(process.stdout, 'write').mockImplementation(capture), jest.spyOn(process.stderr, 'write').mockImplementation(capture)];
-  try {
-    await work();
-  } finally {
-    for (const s of spies) s.mockRestore();
-  }
-  return chunks
-    .join('')
-    .split('\n')
-    .filter((l) => l.startsWith('{'))
-    .map((l) => JSON.parse(l));
-}
 
 describe('one structured log line and one EMF count per request', () => {
   let api: LocalApi;

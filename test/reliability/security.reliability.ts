@@ -1,9 +1,10 @@
-import { afterAll, beforeAll, describe, expect, jest, test } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import pg from 'pg';
 import type { LocalApi } from '../../shared/local/stack.js';
 import { fingerprint, newSecret } from '../../shared/keys.js';
 import { KEY_LABELS } from '../../shared/store/demo.js';
 import { manifest, startTestApi } from '../support/api.js';
+import { captureOutput } from '../support/capture.js';
 import { contractProblems, get, headerProblems } from './support/contract.js';
 import { startPgProxy, type PgProxy } from './support/pg-proxy.js';
 import { rawRequest } from './support/raw-http.js';
@@ -15,20 +16,6 @@ const secrets = () => KEY_LABELS.map((l) => manifest.keys[l]);
 const SECRET_SHAPE = /geo_live_[0-9A-Za-z]{32,}/;
 
 /** Captures everything the process writes while `work` runs (the Powertools logger and EMF write to stdout). */
-async function captureOutput(work: () => Promise<void>): Promise<string> {
-  const chunks: string[] = [];
-  const capture = (chunk: unknown) => {
-    chunks.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8'));
-    return true;
-  };
-  const spies = [jest.spyOn(process.stdout, 'write').mockImplementation(capture), jest.spyOn(process.stderr, 'write').mockImplementation(capture)];
-  try {
-    await work();
-  } finally {
-    for (const s of spies) s.mockRestore();
-  }
-  return chunks.join('');
-}
 
 describe('the secret never appears in logs, errors or the database', () => {
   let api: LocalApi;
