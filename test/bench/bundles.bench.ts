@@ -10,7 +10,7 @@ import { stats, table } from './harness.js';
 
 /**
  * Each Lambda bundled as CDK bundles it (lib/constructs/service-function.ts: ESM, minified, source
- * maps, AWS SDK clients external), then imported by a fresh `node` process that serves one request
+ * maps, the DynamoDB client bundled), then imported by a fresh `node` process that serves one request
  * against the local stack. An empty handler bundled the same way is the yardstick.
  */
 const run = promisify(execFile);
@@ -69,7 +69,7 @@ export default async function bundles(): Promise<string> {
       sourcemap: true,
       mainFields: ['module', 'main'],
       banner: { js: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);" },
-      external: ['@aws-sdk/client-dynamodb', '@aws-sdk/client-secrets-manager', 'pg-native'],
+      external: ['@aws-sdk/client-secrets-manager', 'pg-native'],
       logLevel: 'error',
     });
     const size = (await stat(outfile)).size;
