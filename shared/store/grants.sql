@@ -12,4 +12,3 @@ REVOKE ALL ON ALL TABLES IN SCHEMA public FROM geo_reader;
 GRANT SELECT ON ALL TABLES IN SCHEMA public TO geo_reader;
 REVOKE SELECT ON schema_migrations FROM geo_reader;
 GRANT UPDATE (last_used_at) ON api_keys TO geo_reader;
-GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA public TO geo_reader;
