@@ -56,6 +56,7 @@ export default async function bundles(): Promise<string> {
   };
   const rows: Array<Record<string, string | number>> = [];
   let emptyImport = 0;
+  let emptyWall = 0;
   for (const [name, spec] of Object.entries(entries)) {
     const outfile = join(OUT, `${name}.mjs`);
     await build({
@@ -81,14 +82,17 @@ export default async function bundles(): Promise<string> {
       body: spec.body ?? '',
     });
     const imports: number[] = [];
+    const walls: number[] = [];
     const firsts: number[] = [];
     let status = 0;
     for (let i = 0; i < RUNS; i += 1) {
       // Asynchronous on purpose: the embedded stores run in this process and must keep answering.
+      const started = performance.now();
       const child = await run(process.execPath, [join(OUT, 'probe.mjs'), `./${name}.mjs`], {
         env: { ...env, PROBE_EVENT: JSON.stringify(event) },
         encoding: 'utf8',
       });
+      walls.push(performance.now() - started);
       const line = child.stdout.trim().split('\n').pop() ?? '';
       const out = JSON.parse(line) as { importMs: number; firstMs: number; status: number };
       imports.push(out.importMs);
@@ -96,7 +100,11 @@ export default async function bundles(): Promise<string> {
       status = out.status;
     }
     const imp = stats(imports).p50;
-    if (name === 'empty') emptyImport = imp;
+    const wall = stats(walls).p50;
+    if (name === 'empty') {
+      emptyImport = imp;
+      emptyWall = wall;
+    }
     rows.push({
       function: name,
       'bundle KiB (minified)': Math.round(size / 102.4) / 10,
@@ -104,10 +112,12 @@ export default async function bundles(): Promise<string> {
       'import p50 ms': imp,
       'import / empty': name === 'empty' ? 1 : Math.round((imp / emptyImport) * 100) / 100,
       'first request p50 ms': stats(firsts).p50,
+      'whole process p50 ms': wall,
+      'process / empty': name === 'empty' ? 1 : Math.round((wall / emptyWall) * 100) / 100,
       status,
     });
   }
   await budget.close();
   await store.close();
-  return `${table(rows)}\n\n${RUNS} fresh \`node ${process.version}\` processes per function; import = \`await import(bundle)\`, first request = one call against the local stack (cold pool, cold budget client).`;
+  return `${table(rows)}\n\n${RUNS} fresh \`node ${process.version}\` processes per function; import = \`await import(bundle)\`, first request = one call against the local stack (cold pool, cold budget client); whole process = spawn to exit of that node process.`;
 }
