@@ -61,8 +61,8 @@ export class NotFound extends ApiError {
 export class MethodNotAllowed extends ApiError {
   readonly status = 405;
   readonly code = 'method_not_allowed';
-  constructor() {
-    super('This endpoint only answers GET.');
+  constructor(message = 'This endpoint only answers GET.') {
+    super(message);
   }
 }
 
