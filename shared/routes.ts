@@ -14,9 +14,11 @@ export interface Route {
   read?: ReadDef;
 }
 
-/** The gateway's routes, derived from the read table; nothing else opens a route. */
-export function routes(): Route[] {
-  return [
+let cached: readonly Route[] | undefined;
+
+/** The gateway's routes, derived from the read table once per process; nothing else opens a route. */
+export function routes(): readonly Route[] {
+  cached ??= [
     ...reads.map((read): Route => ({ method: 'GET', path: BASE_PATH + read.path, target: read.family, read })),
     { method: 'GET', path: `${BASE_PATH}/openapi.json`, target: 'openapi' },
     // MCP Streamable HTTP is POST; GET and DELETE reach the function so it can answer 405 itself.
@@ -24,6 +26,7 @@ export function routes(): Route[] {
     { method: 'GET', path: `${BASE_PATH}/mcp`, target: 'mcp' },
     { method: 'DELETE', path: `${BASE_PATH}/mcp`, target: 'mcp' },
   ];
+  return cached;
 }
 
 export function routeKey(route: Pick<Route, 'method' | 'path'>): string {
