@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { apiSwitchFromEnv, type ApiSwitch } from './middleware/api-switch.js';
 
 const bool = z.enum(['true', 'false']).transform((v) => v === 'true');
 const int = (min: number) => z.coerce.number().int().min(min);
@@ -8,8 +9,6 @@ const int = (min: number) => z.coerce.number().int().min(min);
  * Local and deployed differ only here: DATABASE_URL locally, DB_HOST + IAM auth behind RDS Proxy.
  */
 const schema = z.object({
-  API_DISABLED: bool.default(false),
-  API_DISABLED_RETRY_AFTER: int(1).default(300),
 
   DATABASE_URL: z.string().optional(),
   DB_HOST: z.string().optional(),
@@ -49,7 +48,10 @@ const schema = z.object({
   LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']).default('INFO'),
 });
 
-export type Config = z.infer<typeof schema>;
+export type Config = z.infer<typeof schema> & {
+  /** API_DISABLED / API_DISABLED_RETRY_AFTER, parsed by the switch itself (shared with the OpenAPI function). */
+  apiSwitch: ApiSwitch;
+};
 
 export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = schema.safeParse(env);
@@ -59,7 +61,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!parsed.data.DATABASE_URL && !parsed.data.DB_HOST) {
     throw new Error('invalid configuration: DATABASE_URL or DB_HOST is required');
   }
-  return parsed.data;
+  return { ...parsed.data, apiSwitch: apiSwitchFromEnv(env) };
 }
 
 let cached: Config | undefined;

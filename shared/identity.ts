@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { Db } from './store/db.js';
-import { KeyRevoked, PlanRequired, RateLimitUnavailable, Unauthorized } from './errors.js';
+import { ApiError, KeyRevoked, PlanRequired, RateLimitUnavailable, Unauthorized } from './errors.js';
 import type { Identity } from './reads/types.js';
 
 /**
@@ -78,7 +78,7 @@ export async function lookupIdentity(db: Db, fp: string, opts: IdentityOptions):
   try {
     rows = await db.query<IdentityRow>(IDENTITY_SQL, [fp, opts.lastUsedThrottleSeconds]);
   } catch (err) {
-    if (err instanceof Error && 'status' in err) throw err;
+    if (err instanceof ApiError) throw err;
     throw new RateLimitUnavailable();
   }
   const row = rows[0];

@@ -28,10 +28,13 @@ export function parseQuery(read: ReadDef, rawQuery: string | undefined): Record<
   return out;
 }
 
-/** Validates the merged path + query input; the first problem is reported with its parameter name. */
+/** Validates the merged path + query (or MCP argument) input; the first problem is reported with its parameter name. */
 export function validateInput<I extends z.ZodObject>(read: ReadDef<I>, raw: Record<string, unknown>): z.infer<I> {
   const parsed = read.input.safeParse(raw);
   if (parsed.success) return parsed.data;
+  // An unknown key is named first, as parseQuery does for a query string: the same rule for REST and MCP.
+  const unknown = parsed.error.issues.find((i) => i.code === 'unrecognized_keys');
+  if (unknown) throw new InvalidRequest(`Unknown parameter "${unknown.keys[0]}".`, unknown.keys[0]);
   const issue = parsed.error.issues[0];
   const param = issue?.path[0];
   const name = typeof param === 'string' ? param : undefined;

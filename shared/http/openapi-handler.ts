@@ -1,14 +1,12 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { CallContext } from '../middleware/call.js';
-import { apiSwitchMiddleware } from '../middleware/api-switch.js';
+import { apiSwitchMiddleware, type ApiSwitch } from '../middleware/api-switch.js';
 import { envelopeMiddleware } from '../middleware/envelope.js';
 
-export interface OpenApiHandlerOptions {
+export interface OpenApiHandlerOptions extends ApiSwitch {
   /** The exact bytes of openapi/openapi.json. */
   document: string;
-  disabled: boolean;
-  retryAfter: number;
 }
 
 /**
@@ -18,15 +16,6 @@ export interface OpenApiHandlerOptions {
 export function openapiHandler(opts: OpenApiHandlerOptions) {
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, CallContext>()
     .use(envelopeMiddleware())
-    .use(apiSwitchMiddleware({ disabled: opts.disabled, retryAfter: opts.retryAfter }))
+    .use(apiSwitchMiddleware(opts))
     .handler(async () => ({ statusCode: 200, headers: {}, body: opts.document }));
-}
-
-/**
- * The switch settings from the environment, without the rest of the service configuration (this
- * function has no database, no budget table and no cursor secret, so parseConfig would refuse it).
- */
-export function switchFromEnv(env: NodeJS.ProcessEnv = process.env): { disabled: boolean; retryAfter: number } {
-  const retryAfter = Number(env.API_DISABLED_RETRY_AFTER ?? '300');
-  return { disabled: env.API_DISABLED === 'true', retryAfter: Number.isInteger(retryAfter) && retryAfter >= 1 ? retryAfter : 300 };
 }

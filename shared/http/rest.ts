@@ -1,20 +1,13 @@
-import middy from '@middy/core';
 import type { MiddlewareObj } from '@middy/core';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { MethodNotAllowed, NotFound } from '../errors.js';
-import { apiSwitchMiddleware } from '../middleware/api-switch.js';
-import { authenticateMiddleware } from '../middleware/authenticate.js';
-import { budgetMiddleware } from '../middleware/budget.js';
 import { timed, type CallContext } from '../middleware/call.js';
-import { envelopeMiddleware, jsonResponse } from '../middleware/envelope.js';
+import { jsonResponse } from '../middleware/envelope.js';
 import { prepareRead, readContext } from '../reads/execute.js';
 import type { Family, ReadDef } from '../reads/types.js';
 import { routeKey, routes, matchPath } from '../routes.js';
 import type { Services } from '../services.js';
+import { keyedChain, type Event, type Result } from './chain.js';
 import { parseQuery } from './input.js';
-
-type Event = APIGatewayProxyEventV2;
-type Result = APIGatewayProxyStructuredResultV2;
 
 /**
  * Picks the read of this family from the route key. Unknown routes (the gateway's $default) get
@@ -56,12 +49,7 @@ function inputMiddleware(): MiddlewareObj<Event, Result, Error, CallContext> {
 
 /** The middy chain of a read family (DESIGN §2), in the order the call meets it. */
 export function restHandler(family: Family, services: Services) {
-  return middy<Event, Result, Error, CallContext>()
-    .use(envelopeMiddleware())
-    .use(apiSwitchMiddleware({ disabled: services.config.API_DISABLED, retryAfter: services.config.API_DISABLED_RETRY_AFTER }))
-    .use(routeMiddleware(family))
-    .use(authenticateMiddleware({ lookup: services.lookup }))
-    .use(budgetMiddleware({ counter: services.counter }))
+  return keyedChain(services, routeMiddleware(family))
     .use(inputMiddleware())
     .handler(async (_event, context) => {
       const call = context.call;

@@ -18,8 +18,7 @@ export function createHandlers(services: Services): Handlers {
     mcp: mcpHandler(services) as unknown as LambdaHandler,
     openapi: openapiHandler({
       document: openapiBytes(),
-      disabled: services.config.API_DISABLED,
-      retryAfter: services.config.API_DISABLED_RETRY_AFTER,
+      ...services.config.apiSwitch,
     }) as unknown as LambdaHandler,
   };
 }

@@ -1,23 +1,16 @@
-import middy from '@middy/core';
 import type { MiddlewareObj } from '@middy/core';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { ApiError, InternalError, InvalidRequest, MethodNotAllowed, errorBody } from '../errors.js';
-import { logger } from '../log.js';
-import { apiSwitchMiddleware } from '../middleware/api-switch.js';
-import { authenticateMiddleware } from '../middleware/authenticate.js';
-import { budgetMiddleware } from '../middleware/budget.js';
+import { MethodNotAllowed, errorBody } from '../errors.js';
 import { timed, type Call, type CallContext } from '../middleware/call.js';
-import { envelopeMiddleware } from '../middleware/envelope.js';
+import { asApiError } from '../middleware/envelope.js';
+import { keyedChain, type Event, type Result } from '../http/chain.js';
 import { prepareRead, readContext } from '../reads/execute.js';
 import type { Services } from '../services.js';
 import { tools, type ToolDef } from './tools.js';
 
-type Event = APIGatewayProxyEventV2;
-type Result = APIGatewayProxyStructuredResultV2;
 
 /** Larger JSON-RPC bodies are refused before parsing; a tools/call with its arguments is a few hundred bytes. */
 export const MAX_MCP_BODY_BYTES = 1024 * 1024;
@@ -75,21 +68,12 @@ async function callTool(services: Services, call: Call, name: string, args: Reco
   if (!def) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}. Call tools/list for the available tools.`);
   call.read = def.read;
   try {
-    // REST refuses unknown query keys by name before zod sees them (parseQuery); arguments get the same.
-    const unknown = Object.keys(args).find((k) => !Object.hasOwn(def.read.input.shape, k));
-    if (unknown !== undefined) throw new InvalidRequest(`Unknown argument "${unknown}".`, unknown);
     const prepared = prepareRead(def.read, call.identity!, args);
     const ctx = readContext(services, call.requestId, call.identity!, call.budget!, prepared.analysis);
     const body = (await timed(call, 'data', () => def.read.run(ctx, prepared.input))) as Record<string, unknown>;
     return { content: [{ type: 'text', text: resultText(def, body) }], structuredContent: body, _meta: budgetMeta(call) };
   } catch (err) {
-    let apiError: ApiError;
-    if (err instanceof ApiError) {
-      apiError = err;
-    } else {
-      apiError = new InternalError();
-      logger.error('unhandled fault', { request_id: call.requestId, tool: name, error: err as Error });
-    }
+    const apiError = asApiError(err, call.requestId, { tool: name });
     // No structuredContent: clients check it against the tool's outputSchema, which an error body is not.
     return {
       isError: true,
@@ -129,12 +113,7 @@ function toWebRequest(event: Event, body: string): Request {
 
 /** POST /api/v1/mcp: the REST chain (DESIGN §2) in front of a stateless MCP server. One request, one call of the budget. */
 export function mcpHandler(services: Services) {
-  return middy<Event, Result, Error, CallContext>()
-    .use(envelopeMiddleware())
-    .use(apiSwitchMiddleware({ disabled: services.config.API_DISABLED, retryAfter: services.config.API_DISABLED_RETRY_AFTER }))
-    .use(postOnlyMiddleware())
-    .use(authenticateMiddleware({ lookup: services.lookup }))
-    .use(budgetMiddleware({ counter: services.counter }))
+  return keyedChain(services, postOnlyMiddleware())
     .handler(async (event, context) => {
       const body = event.isBase64Encoded ? Buffer.from(event.body ?? '', 'base64').toString('utf8') : event.body ?? '';
       if (Buffer.byteLength(body) > MAX_MCP_BODY_BYTES) return jsonRpcError(413, ErrorCode.InvalidRequest, 'Request body over 1 MB.');

@@ -59,6 +59,16 @@ function logCall(call: Call, status: number, method?: string): void {
 }
 
 /**
+ * A refusal as the caller may see it: typed errors as they are; anything else becomes internal_error,
+ * logged in full under the request id and shown to nobody. REST and MCP tool calls both go through here.
+ */
+export function asApiError(err: unknown, requestId: string, where: Record<string, unknown> = {}): ApiError {
+  if (err instanceof ApiError) return err;
+  logger.error('unhandled fault', { request_id: requestId, ...where, error: err as Error });
+  return new InternalError();
+}
+
+/**
  * Outermost step: gives the call its request id, and turns whatever comes out (a body, a typed
  * refusal, an unknown fault) into the one response shape. Unknown faults are logged in full and
  * shown to nobody.
@@ -83,13 +93,7 @@ export function envelopeMiddleware(): MiddlewareObj<APIGatewayProxyEventV2, APIG
     onError: (request) => {
       const call = request.context.call;
       const err = request.error;
-      let apiError: ApiError;
-      if (err instanceof ApiError) {
-        apiError = err;
-      } else {
-        apiError = new InternalError();
-        logger.error('unhandled fault', { request_id: call.requestId, error: err as Error });
-      }
+      const apiError = asApiError(err, call.requestId);
       call.error = apiError;
       if (apiError.code === 'rate_limited' && apiError.retryAfter !== undefined) {
         call.budget = { limit: call.identity?.plan.perMinute ?? 0, remaining: 0, resetAfterSeconds: apiError.retryAfter };

@@ -6,7 +6,8 @@ import { CursorExpired, InvalidRequest } from '../../shared/errors.js';
 import { parseQuery, validateInput } from '../../shared/http/input.js';
 import { fingerprint, newSecret, SECRET_PATTERN, visiblePrefix } from '../../shared/keys.js';
 import { bearerSecret } from '../../shared/middleware/authenticate.js';
-import { defineRead } from '../../shared/reads/types.js';
+import { reads } from '../../shared/reads/registry.js';
+import { defineRead, pathParams } from '../../shared/reads/types.js';
 import { checkWindow, windowParams, windowSpec } from '../../shared/windows.js';
 
 const read = defineRead({
@@ -107,4 +108,14 @@ test('reset counts whole seconds to the end of the UTC minute, 1..60', () => {
   expect(secondsToMinuteEnd(new Date('2026-01-01T00:00:00.000Z'))).toBe(60);
   expect(secondsToMinuteEnd(new Date('2026-01-01T00:00:59.001Z'))).toBe(1);
   expect(secondsToMinuteEnd(new Date('2026-01-01T00:00:30.500Z'))).toBe(30);
+});
+
+describe('every read of the table is strict about its parameters (REST query and MCP arguments alike)', () => {
+  test.each(reads.map((r) => [r.name, r] as const))('%s refuses an unknown parameter by name', (_name, r) => {
+    const path = Object.fromEntries(pathParams(r.path).map((p) => [p, 'x']));
+    expect(refusal(() => validateInput(r, { ...path, surplus: 1 }))).toEqual({
+      name: 'InvalidRequest',
+      param: 'surplus',
+    });
+  });
 });
