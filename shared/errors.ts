@@ -16,6 +16,11 @@ export abstract class ApiError extends Error {
     if (opts.param !== undefined) this.param = opts.param;
     if (opts.retryAfter !== undefined) this.retryAfter = opts.retryAfter;
   }
+
+  /** Headers the refusal itself calls for (Retry-After, Allow...), added by the envelope to the response. */
+  headers(): Record<string, string> {
+    return this.retryAfter === undefined ? {} : { 'retry-after': String(this.retryAfter) };
+  }
 }
 
 export class Unauthorized extends ApiError {
@@ -61,8 +66,15 @@ export class NotFound extends ApiError {
 export class MethodNotAllowed extends ApiError {
   readonly status = 405;
   readonly code = 'method_not_allowed';
-  constructor(message = 'This endpoint only answers GET.') {
+  /** The methods the path does answer, for the Allow header (RFC 9110 §15.5.6 requires it on a 405). */
+  readonly allow: readonly string[];
+  constructor(allow: readonly string[], message = `This endpoint only answers ${allow.join(', ')}.`) {
     super(message);
+    this.allow = allow;
+  }
+
+  override headers(): Record<string, string> {
+    return { ...super.headers(), allow: this.allow.join(', ') };
   }
 }
 

@@ -1,4 +1,5 @@
 import { restHandler } from '../../shared/http/rest.js';
+import { catalogReads } from '../../shared/reads/catalog/index.js';
 import { createServices } from '../../shared/services.js';
 
-export const handler = restHandler('catalog', createServices());
+export const handler = restHandler(catalogReads, createServices());

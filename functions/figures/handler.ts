@@ -1,4 +1,5 @@
 import { restHandler } from '../../shared/http/rest.js';
+import { figureReads } from '../../shared/reads/figures/index.js';
 import { createServices } from '../../shared/services.js';
 
-export const handler = restHandler('figures', createServices());
+export const handler = restHandler(figureReads, createServices());

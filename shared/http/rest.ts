@@ -1,33 +1,27 @@
 import type { MiddlewareObj } from '@middy/core';
-import { MethodNotAllowed, NotFound } from '../errors.js';
+import { NotFound } from '../errors.js';
 import { timed, type CallContext } from '../middleware/call.js';
 import { jsonResponse } from '../middleware/envelope.js';
+import { BASE_PATH } from '../paths.js';
 import { prepareRead, readContext } from '../reads/execute.js';
-import type { Family, ReadDef } from '../reads/types.js';
-import { routeKey, routes, matchPath } from '../routes.js';
+import type { ReadDef } from '../reads/types.js';
 import type { Services } from '../services.js';
 import { keyedChain, type Event, type Result } from './chain.js';
 import { parseQuery } from './input.js';
 
 /**
- * Picks the read of this family from the route key. Unknown routes (the gateway's $default) get
- * 404, and a known path under another method 405; neither needs a key or touches a store.
+ * Picks the read from the route key. The gateway sends a family function only the routes of its own
+ * reads (unknown paths and other methods go to $default, answered by the contract function), so any
+ * other key is a wiring fault: 404, before the key is checked or a store touched.
  */
-function routeMiddleware(family: Family): MiddlewareObj<Event, Result, Error, CallContext> {
-  const own = new Map<string, ReadDef>();
-  for (const route of routes()) if (route.read && route.target === family) own.set(routeKey(route), route.read);
-  const all = routes();
+function routeMiddleware(own: readonly ReadDef[]): MiddlewareObj<Event, Result, Error, CallContext> {
+  const byKey = new Map(own.map((read) => [`GET ${BASE_PATH}${read.path}`, read]));
   return {
     name: 'route',
     before: (request) => {
-      const read = own.get(request.event.routeKey);
-      if (read) {
-        request.context.call.read = read;
-        return;
-      }
-      const path = request.event.rawPath;
-      if (all.some((r) => matchPath(r.path, path))) throw new MethodNotAllowed();
-      throw new NotFound('route');
+      const read = byKey.get(request.event.routeKey);
+      if (!read) throw new NotFound('route');
+      request.context.call.read = read;
     },
   };
 }
@@ -47,9 +41,12 @@ function inputMiddleware(): MiddlewareObj<Event, Result, Error, CallContext> {
   };
 }
 
-/** The middy chain of a read family (DESIGN §2), in the order the call meets it. */
-export function restHandler(family: Family, services: Services) {
-  return keyedChain(services, routeMiddleware(family))
+/**
+ * The middy chain of a read family (DESIGN §2), in the order the call meets it. `own` is the family's
+ * part of the read table (shared/reads/<family>/index.ts): the bundle holds those reads and no other.
+ */
+export function restHandler(own: readonly ReadDef[], services: Services) {
+  return keyedChain(services, routeMiddleware(own))
     .use(inputMiddleware())
     .handler(async (_event, context) => {
       const call = context.call;

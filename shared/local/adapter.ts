@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { matchPath, routeKey, routes, type Target } from '../routes.js';
+import { DEFAULT_ROUTE_KEY, DEFAULT_TARGET, matchPath, routeKey, routes, type Target } from '../routes.js';
 
 export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 export type Handlers = Record<Target, LambdaHandler>;
@@ -36,8 +36,8 @@ export function toApiGatewayEvent(req: RawRequest): { event: APIGatewayProxyEven
   const query: Record<string, string> = {};
   for (const [k, v] of url.searchParams) query[k] = k in query ? `${query[k]},${v}` : v;
 
-  let target: Target = 'identity';
-  let key = '$default';
+  let target: Target = DEFAULT_TARGET;
+  let key = DEFAULT_ROUTE_KEY;
   let pathParameters: Record<string, string> | undefined;
   for (const route of routes()) {
     const params = route.method === req.method ? matchPath(route.path, url.pathname) : null;

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { openapiHandler } from '../http/openapi-handler.js';
 import { restHandler } from '../http/rest.js';
 import { mcpHandler } from '../mcp/handler.js';
+import { readsByFamily } from '../reads/registry.js';
 import { OPENAPI_FILE } from '../openapi/serialize.js';
 import type { Services } from '../services.js';
 import type { Handlers, LambdaHandler } from './adapter.js';
@@ -12,9 +13,9 @@ const openapiBytes = () => readFileSync(new URL(`../../${OPENAPI_FILE}`, import.
 /** The same handler factories the Lambda entry files use, bound to one set of local services. */
 export function createHandlers(services: Services): Handlers {
   return {
-    identity: restHandler('identity', services) as unknown as LambdaHandler,
-    figures: restHandler('figures', services) as unknown as LambdaHandler,
-    catalog: restHandler('catalog', services) as unknown as LambdaHandler,
+    identity: restHandler(readsByFamily.identity, services) as unknown as LambdaHandler,
+    figures: restHandler(readsByFamily.figures, services) as unknown as LambdaHandler,
+    catalog: restHandler(readsByFamily.catalog, services) as unknown as LambdaHandler,
     mcp: mcpHandler(services) as unknown as LambdaHandler,
     openapi: openapiHandler({
       document: openapiBytes(),

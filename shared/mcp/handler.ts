@@ -24,12 +24,12 @@ const INSTRUCTIONS =
 
 const POST_ONLY = 'The MCP endpoint takes POST only: this stateless server opens no stream (GET) and has no session to end (DELETE).';
 
-/** GET and DELETE reach the function (so they get the service's own body), and stop here, before any key check. */
+/** The gateway routes only POST here ($default answers the rest); a stray method still stops before any key check. */
 function postOnlyMiddleware(): MiddlewareObj<Event, Result, Error, CallContext> {
   return {
     name: 'post-only',
     before: (request) => {
-      if (request.event.requestContext.http.method !== 'POST') throw new MethodNotAllowed(POST_ONLY);
+      if (request.event.requestContext.http.method !== 'POST') throw new MethodNotAllowed(['POST'], POST_ONLY);
     },
   };
 }

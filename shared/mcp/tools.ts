@@ -2,7 +2,7 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { standalone, type JsonSchema } from '../contracts/json-schema.js';
 import { reads } from '../reads/registry.js';
 import type { ReadDef } from '../reads/types.js';
-import { BASE_PATH } from '../routes.js';
+import { BASE_PATH } from '../paths.js';
 
 /** One MCP tool per read: what tools/list advertises, and the read that tools/call runs. */
 export interface ToolDef {

@@ -76,8 +76,7 @@ export function asApiError(err: unknown, requestId: string, where: Record<string
 export function envelopeMiddleware(): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, CallContext> {
   const finish = (request: Req, response: APIGatewayProxyStructuredResultV2): void => {
     const call = request.context.call;
-    const extra: Record<string, string> = {};
-    if (call.error?.retryAfter !== undefined) extra['retry-after'] = String(call.error.retryAfter);
+    const extra = call.error?.headers() ?? {};
     response.headers = { ...response.headers, ...baseHeaders(call), ...budgetHeaders(call), ...timingHeader(call), ...extra };
     request.response = response;
     logCall(call, response.statusCode ?? 200, request.event.requestContext?.http?.method);

@@ -3,7 +3,7 @@ import { errorEnvelope } from '../contracts/error.js';
 import { convert, type JsonSchema } from '../contracts/json-schema.js';
 import { reads as table } from '../reads/registry.js';
 import { isScoped, pathParams, type Family, type ReadDef } from '../reads/types.js';
-import { BASE_PATH } from '../routes.js';
+import { BASE_PATH } from '../paths.js';
 import { COMMON_CODES, errorCode } from './errors.js';
 
 /**

@@ -40,7 +40,7 @@ const CATALOGUE: ReadonlyArray<[ApiError, string]> = [
   [new UpstreamTimeout(), 'The measurement store did not answer in time; it sleeps after idle periods and takes about twenty seconds to wake. Retry once.'],
   [new ApiDisabled(1), 'The whole API is switched off for everyone; Retry-After gives the delay.'],
   // Not in SPEC §7: what a known path answers under a method it does not take (GET/DELETE /mcp).
-  [new MethodNotAllowed(), 'The path exists, but not under this method.'],
+  [new MethodNotAllowed(['GET']), 'The path exists, but not under this method; the Allow header lists the methods it takes.'],
 ];
 
 export const ERROR_CODES: ReadonlyMap<string, ErrorCode> = new Map(

@@ -1,18 +1,20 @@
-import { getAnswer, listAnswers } from './catalog/answers.js';
-import { listPrompts } from './catalog/prompts.js';
-import { getRun, listRuns } from './catalog/runs.js';
-import { listCompetitors } from './figures/competitors.js';
-import { listEngines } from './figures/engines.js';
-import { listGroupPrompts, listGroups } from './figures/groups.js';
-import { getMetrics } from './figures/metrics.js';
-import { listSources } from './figures/sources.js';
-import { getMetricsTimeseries } from './figures/timeseries.js';
-import { getAnalysis, listAnalyses } from './identity/analyses.js';
-import { me } from './identity/me.js';
-import type { ReadDef } from './types.js';
+import { catalogReads } from './catalog/index.js';
+import { figureReads } from './figures/index.js';
+import { identityReads } from './identity/index.js';
+import type { Family, ReadDef } from './types.js';
 
-/** The one table of reads. REST routes, MCP tools, openapi.json and the CDK routes all derive from it. */
-export const reads: readonly ReadDef[] = [me, listAnalyses, getAnalysis, getMetrics, getMetricsTimeseries, listEngines, listCompetitors, listSources, listGroups, listGroupPrompts, listPrompts, listRuns, getRun, listAnswers, getAnswer] as unknown as readonly ReadDef[];
+/** Each family's part of the table, by family: what its Lambda bundles (functions/<family>/handler.ts). */
+export const readsByFamily: Readonly<Record<Family, readonly ReadDef[]>> = {
+  identity: identityReads,
+  figures: figureReads,
+  catalog: catalogReads,
+};
+
+/**
+ * The one table of reads, in SPEC §4.2 order. REST routes, MCP tools, openapi.json and the CDK routes
+ * all derive from it; a family Lambda takes only its own part (readsByFamily) so it bundles nothing else.
+ */
+export const reads: readonly ReadDef[] = [...identityReads, ...figureReads, ...catalogReads];
 
 export function readByName(name: string): ReadDef | undefined {
   return reads.find((r) => r.name === name);

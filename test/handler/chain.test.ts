@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, test } from '@jest/globals';
 import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { restHandler } from '../../shared/http/rest.js';
+import { readsByFamily } from '../../shared/reads/registry.js';
 import { toApiGatewayEvent, type LambdaHandler } from '../../shared/local/adapter.js';
 import { localConfig } from '../../shared/local/stack.js';
 import { createServices } from '../../shared/services.js';
@@ -14,7 +15,7 @@ const context = { awsRequestId: 'test', getRemainingTimeInMillis: () => 10_000 }
 
 async function invoke(family: 'identity' | 'figures' | 'catalog', path: string, headers: string[] = []): Promise<APIGatewayProxyStructuredResultV2> {
   const { event } = toApiGatewayEvent({ method: 'GET', url: `/api/v1${path}`, rawHeaders: headers, body: '' });
-  const handler = restHandler(family, services) as unknown as LambdaHandler;
+  const handler = restHandler(readsByFamily[family], services) as unknown as LambdaHandler;
   return handler(event, context);
 }
 

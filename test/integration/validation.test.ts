@@ -50,8 +50,17 @@ describe('strict input (SPEC §4.1 rules 1-2): refused, never clamped', () => {
     expect(reply.body.error.param).toBeUndefined();
   });
 
-  test('an unknown path is 404 not_found, another method 405, both in the envelope', async () => {
-    expectError(await call(api, '/nothing-here', key()), 404, 'not_found');
-    expectError(await call(api, '/me', key(), { method: 'POST', body: '{}' }), 405, 'method_not_allowed');
+  test('an unknown path is 404 not_found, another method 405 with Allow, both in the envelope and before the key', async () => {
+    for (const path of ['/nothing-here', `/analyses/${manifest.analyses.collected}/metrics/extra`, '/../../etc/passwd']) {
+      expectError(await call(api, path, key()), 404, 'not_found', { budget: false });
+    }
+    for (const method of ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']) {
+      for (const path of ['/me', `/analyses/${manifest.analyses.collected}/metrics`, '/openapi.json']) {
+        const reply = await call(api, path, null, { method, ...(method === 'POST' || method === 'PUT' ? { body: '{}' } : {}) });
+        expectError(reply, 405, 'method_not_allowed', { budget: false });
+        expect(reply.headers.get('allow')).toBe('GET');
+        expect(reply.body.error.message).toBe('This endpoint only answers GET.');
+      }
+    }
   });
 });

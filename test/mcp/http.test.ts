@@ -25,10 +25,14 @@ describe('the HTTP chain in front of the MCP server', () => {
     expectError(await rpc(api, manifest.keys.plan_without_api, toolCall('get_me', {})), 403, 'plan_required', { budget: false });
   });
 
-  test('GET and DELETE → 405 in the error envelope, before any key check', async () => {
-    for (const method of ['GET', 'DELETE']) {
-      const reply = await call(api, '/mcp', null, { method });
-      expectError(reply, 405, 'method_not_allowed', { budget: false });
+  test('GET, DELETE and OPTIONS → 405 in the error envelope with Allow: POST, before any key check', async () => {
+    for (const method of ['GET', 'DELETE', 'OPTIONS']) {
+      for (const key of [null, manifest.keys.workspace]) {
+        const reply = await call(api, '/mcp', key, { method });
+        expectError(reply, 405, 'method_not_allowed', { budget: false });
+        expect(reply.headers.get('allow')).toBe('POST');
+        expect(reply.body.error.message).toBe('This endpoint only answers POST.');
+      }
     }
   });
 

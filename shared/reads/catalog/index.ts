@@ -1,0 +1,7 @@
+import { getAnswer, listAnswers } from './answers.js';
+import { listPrompts } from './prompts.js';
+import { getRun, listRuns } from './runs.js';
+import type { ReadDef } from '../types.js';
+
+/** The catalog family's part of the read table (reads 11-15). */
+export const catalogReads = [listPrompts, listRuns, getRun, listAnswers, getAnswer] as unknown as readonly ReadDef[];

@@ -1,0 +1,18 @@
+import { listCompetitors } from './competitors.js';
+import { listEngines } from './engines.js';
+import { listGroupPrompts, listGroups } from './groups.js';
+import { getMetrics } from './metrics.js';
+import { listSources } from './sources.js';
+import { getMetricsTimeseries } from './timeseries.js';
+import type { ReadDef } from '../types.js';
+
+/** The figures family's part of the read table (reads 4-10). */
+export const figureReads = [
+  getMetrics,
+  getMetricsTimeseries,
+  listEngines,
+  listCompetitors,
+  listSources,
+  listGroups,
+  listGroupPrompts,
+] as unknown as readonly ReadDef[];
