@@ -3,14 +3,28 @@ import * as z from 'zod';
 export const WINDOW_NAMES = ['last-run', '7d', '14d', '30d', '90d', 'all'] as const;
 export type WindowName = (typeof WINDOW_NAMES)[number];
 
-/** A calendar day, YYYY-MM-DD, that exists (2026-02-30 does not). */
-export const isoDay = z
-  .string()
-  .regex(/^\d{4}-\d{2}-\d{2}$/, 'Expected a day as YYYY-MM-DD.')
-  .refine((s) => {
-    const d = new Date(`${s}T00:00:00Z`);
-    return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
-  }, 'This day does not exist in the calendar.');
+/**
+ * Bounds of a custom window (SPEC §4.1 leaves them to us). Every date the service computes from a legal
+ * one (the comparison period reaches MAX_WINDOW_DAYS further back, the day after `to`) stays an ordinary
+ * four-digit ISO date for JavaScript and PostgreSQL alike, and a daily series of the widest window stays
+ * a few hundred kilobytes. The store holds no measurement outside them (CHECK constraints, migration 005).
+ */
+export const FIRST_DAY = '2000-01-01';
+export const LAST_DAY = '2099-12-31';
+/** Longest custom window, from and to included: one leap year. */
+export const MAX_WINDOW_DAYS = 366;
+
+const DAY_MS = 86_400_000;
+
+/** Days from `from` to `to`, both included. */
+export function spanDays(from: string, to: string): number {
+  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS) + 1;
+}
+
+/** A calendar day, YYYY-MM-DD, that exists (2026-02-30 does not), between FIRST_DAY and LAST_DAY. */
+export const isoDay = z.iso
+  .date('Expected a calendar day as YYYY-MM-DD.')
+  .refine((s) => s >= FIRST_DAY && s <= LAST_DAY, `Days go from ${FIRST_DAY} to ${LAST_DAY}.`);
 
 /** The window parameters of a read: accepted names, and the optional custom from/to days. */
 export function windowParams<const N extends readonly WindowName[]>(accepted: N, defaultName: N[number]) {
@@ -19,12 +33,16 @@ export function windowParams<const N extends readonly WindowName[]>(accepted: N,
       .enum(accepted as unknown as [N[number], ...N[number][]])
       .optional()
       .describe(`Measurement window: ${accepted.join(', ')}. Default ${defaultName}. Excludes from/to.`),
-    from: isoDay.optional().describe('First day of a custom window (UTC, inclusive). Requires to; excludes window.'),
-    to: isoDay.optional().describe('Last day of a custom window (UTC, inclusive). Requires from; excludes window.'),
+    from: isoDay
+      .optional()
+      .describe(`First day of a custom window (UTC, inclusive), ${FIRST_DAY}..${LAST_DAY}. Requires to; excludes window; at most ${MAX_WINDOW_DAYS} days up to to.`),
+    to: isoDay
+      .optional()
+      .describe(`Last day of a custom window (UTC, inclusive), ${FIRST_DAY}..${LAST_DAY}. Requires from; excludes window; at most ${MAX_WINDOW_DAYS} days after from.`),
   };
 }
 
-/** SPEC §4.1 rule 3, and from ≤ to, as object-level checks that name the offending parameter. */
+/** SPEC §4.1 rule 3, from ≤ to and the longest span, as object-level checks that name the offending parameter. */
 export function checkWindow(v: { window?: string | undefined; from?: string | undefined; to?: string | undefined }, ctx: z.RefinementCtx): void {
   if (v.window !== undefined && (v.from !== undefined || v.to !== undefined)) {
     ctx.addIssue({ code: 'custom', path: ['window'], message: 'window cannot be combined with from/to.' });
@@ -34,6 +52,8 @@ export function checkWindow(v: { window?: string | undefined; from?: string | un
     ctx.addIssue({ code: 'custom', path: ['from'], message: 'to requires from.' });
   } else if (v.from !== undefined && v.to !== undefined && v.from > v.to) {
     ctx.addIssue({ code: 'custom', path: ['from'], message: 'from must not be after to.' });
+  } else if (v.from !== undefined && v.to !== undefined && spanDays(v.from, v.to) > MAX_WINDOW_DAYS) {
+    ctx.addIssue({ code: 'custom', path: ['to'], message: `A custom window spans at most ${MAX_WINDOW_DAYS} days, from and to included.` });
   }
 }
 

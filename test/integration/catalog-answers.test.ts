@@ -101,8 +101,11 @@ describe('GET /analyses/{analysis}/answers (read 14)', () => {
     expect(custom.context.window).toEqual({ name: 'custom', first_day: daysAgo(10), last_day: daysAgo(8) });
     expect(custom.total).toBe(await directCount(manifest.analysisIds.collected, daysAgo(10), daysAgo(8)));
     expect(custom.items.every((i) => i.captured_at >= `${daysAgo(10)}T` && i.captured_at < `${daysAgo(7)}T`)).toBe(true);
-    const widest = expectServed(await call(api, `${base()}?from=0001-01-01&to=9999-12-31&limit=1`, key()), schema);
+    // The widest custom window (366 days) covers the whole demo history (130 days).
+    const widest = expectServed(await call(api, `${base()}?from=${daysAgo(365)}&to=${today()}&limit=1`, key()), schema);
     expect(widest.total).toBe(all.total);
+    const future = expectServed(await call(api, `${base()}?from=2099-01-01&to=2099-12-31&limit=1`, key()), schema);
+    expect(future.total).toBe(0);
     const oneDay = expectServed(await call(api, `${base()}?from=${daysAgo(9)}&to=${daysAgo(9)}&limit=1`, key()), schema);
     expect(oneDay.total).toBeGreaterThan(0);
 
@@ -114,6 +117,9 @@ describe('GET /analyses/{analysis}/answers (read 14)', () => {
       [`to=${daysAgo(3)}`, 'from'],
       [`from=${daysAgo(1)}&to=${daysAgo(3)}`, 'from'],
       ['from=2026-02-30&to=2026-03-01', 'from'],
+      ['from=0001-01-01&to=0001-01-02', 'from'],
+      ['from=2099-12-31&to=9999-12-31', 'to'],
+      [`from=${daysAgo(366)}&to=${today()}`, 'to'],
       ['limit=0', 'limit'],
       ['limit=101', 'limit'],
       ['limit=07', 'limit'],

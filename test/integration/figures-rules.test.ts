@@ -46,6 +46,15 @@ describe('windows (SPEC §4.1, §4.2)', () => {
     expect(custom.context).toMatchObject({ state: 'no_data', window: { name: 'custom', first_day: '2020-01-01', last_day: '2020-01-31', days: 31 } });
   });
 
+  test.each(ALL)('%s serves the extreme legal windows: the first and the last 366 days of the calendar it accepts', async (_n, suffix, schema) => {
+    for (const [from, to] of [['2000-01-01', '2000-12-31'], ['2099-01-01', '2099-12-31'], ['2000-01-01', '2000-01-01'], ['2099-12-31', '2099-12-31']] as const) {
+      const body = expectServed(await call(api, `${at('collected')}${suffix}?from=${from}&to=${to}`, key()), schema) as Ctx & { context: { comparison: { first_day: string } | null } };
+      expect(body.context).toMatchObject({ state: 'no_data', window: { name: 'custom', first_day: from, last_day: to } });
+      // The comparison period reaches before the first accepted day, and is still an ordinary date.
+      expect(body.context.comparison?.first_day).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    }
+  });
+
   test('timeseries refuses last-run and defaults to 30d', async () => {
     expectError(await call(api, `${at('collected')}/metrics/timeseries?window=last-run`, key()), 422, 'invalid_request', { param: 'window', budget: true });
     const body = expectServed(await call(api, `${at('collected')}/metrics/timeseries`, key()), getMetricsTimeseries.output);
@@ -68,6 +77,16 @@ describe('windows (SPEC §4.1, §4.2)', () => {
     ['window=', 'window'],
     ['from=2026-03-01&from=2026-03-01&to=2026-03-02', 'from'],
     ['bogus=1', 'bogus'],
+    // Bounds: days 2000-01-01..2099-12-31, at most 366 days from `from` to `to` included.
+    ['from=1999-12-31&to=2000-01-01', 'from'],
+    ['from=2099-12-31&to=2100-01-01', 'to'],
+    ['from=0000-01-01&to=0000-01-02', 'from'],
+    ['from=0001-01-01&to=0001-01-01', 'from'],
+    ['from=9999-12-30&to=9999-12-31', 'from'],
+    ['from=-001-01-01&to=2026-01-01', 'from'],
+    ['from=+20000-01-01&to=2026-01-01', 'from'],
+    ['from=2025-01-01&to=2026-01-02', 'to'],
+    ['from=2000-01-01&to=2099-12-31', 'to'],
   ];
   test.each(ALL.flatMap(([n, s]) => refusals.map(([qs, param]) => [n, s, qs, param] as const)))('%s ?%s → 422 naming %s', async (_n, suffix, qs, param) => {
     expectError(await call(api, `${at('collected')}${suffix}?${qs}`, key()), 422, 'invalid_request', { param, budget: true });

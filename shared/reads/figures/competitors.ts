@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { uuid } from '../../contracts/common.js';
+import { untrustedText, uuid } from '../../contracts/common.js';
 import { figureListOf, meanSchema, rateSchema } from '../../figures/contracts.js';
 import { figureInput, WINDOW_NOTE } from '../../figures/inputs.js';
 import { loadFigures, total } from '../../figures/load.js';
@@ -23,7 +23,7 @@ const brandFigures = {
 
 const competitorItem = z
   .object({
-    name: z.string(),
+    name: untrustedText('the brand’s name: as configured for a direct competitor, as named in AI answers for an indirect one.'),
     kind: z.enum(['direct', 'indirect']).describe('direct: configured competitor of the analysis; indirect: discovered in answers, not configured.'),
     competitor_id: uuid.nullable().describe('Identifier of a direct competitor; null for indirect ones.'),
     domain: z.string().nullable(),

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { analysisParam, limitParam } from '../../contracts/common.js';
+import { analysisParam, limitParam, untrustedText } from '../../contracts/common.js';
 import { figureListOf, rateSchema } from '../../figures/contracts.js';
 import { figureWindow, WINDOW_NOTE } from '../../figures/inputs.js';
 import { loadFigures, total } from '../../figures/load.js';
@@ -10,7 +10,7 @@ import { defineRead } from '../types.js';
 
 const sourceItem = z
   .object({
-    domain: z.string().describe('Cited domain, as extracted (exact host, e.g. blog.acme.com).'),
+    domain: untrustedText('the cited domain, as extracted (exact host, e.g. blog.acme.com).'),
     owned: z.boolean().describe('True when the domain is one of the analysis’s owned_domains (exact match, current configuration).'),
     rank: z.number().int().min(1).describe('Rank by citations over the window, 1 = most cited; ties share a rank (1, 2, 2, 4).'),
     previous_rank: z.number().int().min(1).nullable().describe('Rank in the comparison period; null without comparison or when not cited then.'),
