@@ -11,7 +11,9 @@ import type { Identity } from './reads/types.js';
 const IDENTITY_SQL = `
 WITH k AS (
   SELECT k.*, (k.revoked_at IS NULL AND k.expires_at > now()
-               AND m.user_id IS NOT NULL AND m.left_at IS NULL AND m.suspended_at IS NULL) AS alive,
+               AND m.user_id IS NOT NULL AND m.left_at IS NULL AND m.suspended_at IS NULL
+               -- Dead for good once the creator's access was interrupted after the key was made (005).
+               AND m.joined_at <= k.created_at AND (m.resumed_at IS NULL OR m.resumed_at <= k.created_at)) AS alive,
          m.brand_ids AS creator_brand_ids
   FROM api_keys k
   LEFT JOIN members m ON m.workspace_id = k.workspace_id AND m.user_id = k.created_by

@@ -14,7 +14,6 @@ let a: Store;
 let b: Store;
 let manifest: DemoManifest;
 let manifestB: DemoManifest;
-let seedMs = 0;
 
 async function rows<R = Record<string, unknown>>(s: Store, sql: string, params: unknown[] = []): Promise<R[]> {
   return (await s.db.query<R>(sql, params)).rows;
@@ -37,9 +36,7 @@ beforeAll(async () => {
       INSERT INTO finish_log (run_id, answers, mentions)
       SELECT p_run, (SELECT count(*) FROM answers WHERE run_id = p_run),
              (SELECT count(*) FROM mentions m JOIN answers x ON x.id = m.answer_id WHERE x.run_id = p_run) $$`);
-  const t0 = performance.now();
   manifest = await seedDemo(a.db, { endDate: END });
-  seedMs = performance.now() - t0;
   manifestB = await seedDemo(b.db, { endDate: END });
 }, 120_000);
 
@@ -60,11 +57,6 @@ describe('seedDemo determinism', () => {
     const other = demoManifest({ endDate: END, seed: 7 });
     expect(other.keys.workspace).not.toEqual(manifest.keys.workspace);
     expect(other.analyses).toEqual(manifest.analyses);
-  });
-
-  test('seeding takes a few seconds at most on PGlite', () => {
-    // Generous bound: the target is < 4 s; a slow CI machine must not fail on it.
-    expect(seedMs).toBeLessThan(20_000);
   });
 
   test('a second seed into the same store is refused', async () => {

@@ -21,7 +21,7 @@ const groupItem = headlineSchema
     name: z.string().nullable().describe('Group name; null for none.'),
     prompts: z.number().int().min(0).describe('Prompts currently in the group. Integer ≥ 0.'),
   })
-  .describe('A prompt group with its headline metrics (prompts counted in the group they belonged to when their run was extracted).');
+  .describe('A prompt group with its headline metrics. A prompt’s figures, its whole history included, count in the group it is in now: moving a prompt moves its figures, so a group’s figures are the sum of its prompts in the group prompts read.');
 
 export const groupListSchema = figureListOf(
   groupItem,
@@ -109,7 +109,7 @@ export const listGroupPrompts = defineRead({
   path: '/analyses/{analysis}/groups/{group}/prompts',
   summary: 'Prompts of a group with per-engine metrics',
   description:
-    'The prompts of one group — or, with group = none, the prompts in no group — each with its headline metrics per AI engine over the window: the only question-grain figures of the API. limit 1..200 (default 50), offset 0..100000 (default 0) in creation order. A group of another analysis, or unknown, answers 404 not_found.' +
+    'The prompts in one group now — or, with group = none, the prompts in no group — each with its headline metrics per AI engine over the window: the only question-grain figures of the API. The group figures of the groups read are the sums of these rows. limit 1..200 (default 50), offset 0..100000 (default 0) in creation order. A group of another analysis, or unknown, answers 404 not_found.' +
     WINDOW_NOTE,
   input: z
     .strictObject({

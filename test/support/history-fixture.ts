@@ -1,0 +1,157 @@
+import { fingerprint, visiblePrefix } from '../../shared/keys.js';
+import type { Queryable } from '../../shared/store/queryable.js';
+
+/**
+ * Histories the product writes after the fact, in their own workspace (migration 005):
+ *
+ * Keys whose creator's access was interrupted and came back, by every path the product may take (dates set
+ * by the product itself, or left for the trigger to stamp), and keys made after or before such an
+ * interruption:
+ *
+ *   reinvited         key 2025-03-01; creator left 2025-04-01, re-invited 2025-05-01 (joined_at set)   dead
+ *   reinvited_bare    same, but the product only cleared left_at (the trigger stamps joined_at)       dead
+ *   unsuspended       key 2025-03-01; suspended 2025-04-01, lifted 2025-05-01 (resumed_at set)        dead
+ *   unsuspended_bare  same, but the product only cleared suspended_at (the trigger stamps resumed_at) dead
+ *   after_return      key 2025-06-01, made by the re-invited creator after coming back                alive
+ *   before_gap        key 2025-06-01 by a creator suspended in 2025-01 and lifted 2025-02-01           alive
+ *
+ * Group moves: analysis hist-groups, groups G1 and G2, prompts q1, q2 (in G1) and q3 (in no group), three
+ * runs over two months (2025-01-31, 2025-02-01, 2025-02-02), all extracted; then q2 moves G1 → G2, q3
+ * none → G1, and q1 G1 → none → G1 (back where it was).
+ */
+export const HISTORY_WORKSPACE = 'history-fixture';
+export const HISTORY_ANALYSIS = 'hist-groups';
+export const HISTORY_KEYS = {
+  reinvited: 'geo_live_HistoryReinvited00000000000000000000000',
+  reinvited_bare: 'geo_live_HistoryReinvitedBare0000000000000000000',
+  unsuspended: 'geo_live_HistoryUnsuspended000000000000000000000',
+  unsuspended_bare: 'geo_live_HistoryUnsuspendedBare00000000000000000',
+  after_return: 'geo_live_HistoryAfterReturn000000000000000000000',
+  before_gap: 'geo_live_HistoryBeforeGap0000000000000000000000',
+} as const;
+export type HistoryKey = keyof typeof HISTORY_KEYS;
+
+const u = (kind: number, n: number) => `e${kind.toString(16).padStart(7, '0')}-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
+
+export const HISTORY_IDS = {
+  workspace: u(1, 1),
+  brand: u(3, 1),
+  analysis: u(4, 1),
+  g1: u(6, 1),
+  g2: u(6, 2),
+  q1: u(7, 1),
+  q2: u(7, 2),
+  q3: u(7, 3),
+  runs: [u(8, 1), u(8, 2), u(8, 3)] as const,
+};
+
+const USERS = ['reinvited', 'reinvited_bare', 'unsuspended', 'unsuspended_bare', 'before_gap'] as const;
+const userId = (name: (typeof USERS)[number]) => u(2, USERS.indexOf(name) + 1);
+
+const RUN_STARTS = ['2025-01-31T08:00:00Z', '2025-02-01T08:00:00Z', '2025-02-02T08:00:00Z'];
+const PROMPTS = ['q1', 'q2', 'q3'] as const;
+const ENGINES = ['chatgpt', 'perplexity'] as const;
+
+export async function seedHistoryFixture(db: Queryable): Promise<void> {
+  const q = (sql: string, params: unknown[] = []) => db.query(sql, params);
+  const I = HISTORY_IDS;
+  await q(`INSERT INTO plans (key, label, api_access, calls_per_minute) VALUES ('history_fixture', 'History fixture', true, 100000)`);
+  await q(`INSERT INTO workspaces (id, name, slug, plan_key, created_at) VALUES ($1, 'History fixture', $2, 'history_fixture', '2024-12-01T00:00:00Z')`, [
+    I.workspace,
+    HISTORY_WORKSPACE,
+  ]);
+  for (const name of USERS) {
+    await q(`INSERT INTO users (id, email, name) VALUES ($1, $2, $3)`, [userId(name), `${name}@history.test`, name]);
+    await q(`INSERT INTO members (workspace_id, user_id, role, joined_at) VALUES ($1, $2, 'owner', '2024-12-01T00:00:00Z')`, [I.workspace, userId(name)]);
+  }
+  const key = async (label: HistoryKey, creator: (typeof USERS)[number], createdAt: string, n: number) =>
+    q(
+      `INSERT INTO api_keys (id, workspace_id, name, prefix, fingerprint, scope, created_by, created_at, expires_at)
+       VALUES ($1, $2, $3, $4, $5, 'workspace', $6, $7, '2099-01-01T00:00:00Z')`,
+      [u(10, n), I.workspace, label, visiblePrefix(HISTORY_KEYS[label]), fingerprint(HISTORY_KEYS[label]), userId(creator), createdAt],
+    );
+  await key('reinvited', 'reinvited', '2025-03-01T00:00:00Z', 1);
+  await key('reinvited_bare', 'reinvited_bare', '2025-03-01T00:00:00Z', 2);
+  await key('unsuspended', 'unsuspended', '2025-03-01T00:00:00Z', 3);
+  await key('unsuspended_bare', 'unsuspended_bare', '2025-03-01T00:00:00Z', 4);
+  await key('before_gap', 'before_gap', '2025-06-01T00:00:00Z', 6);
+
+  // Interruptions, then returns, written the way a product would.
+  const member = (name: (typeof USERS)[number], set: string, params: unknown[] = []) =>
+    q(`UPDATE members SET ${set} WHERE workspace_id = $1 AND user_id = $2`, [I.workspace, userId(name), ...params]);
+  await member('reinvited', `left_at = '2025-04-01T00:00:00Z'`);
+  await member('reinvited', `left_at = NULL, joined_at = '2025-05-01T00:00:00Z'`);
+  await member('reinvited_bare', `left_at = '2025-04-01T00:00:00Z'`);
+  await member('reinvited_bare', `left_at = NULL`);
+  await member('unsuspended', `suspended_at = '2025-04-01T00:00:00Z'`);
+  await member('unsuspended', `suspended_at = NULL, resumed_at = '2025-05-01T00:00:00Z'`);
+  await member('unsuspended_bare', `suspended_at = '2025-04-01T00:00:00Z'`);
+  await member('unsuspended_bare', `suspended_at = NULL`);
+  await member('before_gap', `suspended_at = '2025-01-10T00:00:00Z'`);
+  await member('before_gap', `suspended_at = NULL, resumed_at = '2025-02-01T00:00:00Z'`);
+  await key('after_return', 'reinvited', '2025-06-01T00:00:00Z', 5);
+
+  // Group moves.
+  await q(`INSERT INTO brands (id, workspace_id, name, domain) VALUES ($1, $2, 'Histo', 'histo.com')`, [I.brand, I.workspace]);
+  await q(
+    `INSERT INTO analyses (id, workspace_id, brand_id, slug, name, owned_domains, engines, created_at)
+     VALUES ($1, $2, $3, $4, 'Histo: moved prompts', '{histo.com}', '{chatgpt,perplexity}', '2025-01-01T00:00:00Z')`,
+    [I.analysis, I.workspace, I.brand, HISTORY_ANALYSIS],
+  );
+  await q(`INSERT INTO prompt_groups (id, analysis_id, name, created_at) VALUES ($1, $3, 'G1', '2025-01-01T00:00:00Z'), ($2, $3, 'G2', '2025-01-01T00:00:00Z')`, [
+    I.g1,
+    I.g2,
+    I.analysis,
+  ]);
+  await q(
+    `INSERT INTO prompts (id, analysis_id, group_id, text, language, created_at) VALUES
+       ($1, $4, $5, 'Which tool, q1?', 'en', '2025-01-01T01:00:00Z'),
+       ($2, $4, $5, 'Which tool, q2?', 'en', '2025-01-01T02:00:00Z'),
+       ($3, $4, NULL, 'Which tool, q3?', 'en', '2025-01-01T03:00:00Z')`,
+    [I.q1, I.q2, I.q3, I.analysis, I.g1],
+  );
+  let n = 0;
+  for (const [r, start] of RUN_STARTS.entries()) {
+    const t = Date.parse(start);
+    await q(`INSERT INTO runs (id, analysis_id, state, started_at, collected_at, finished_at) VALUES ($1, $2, 'finished', $3, $4, $5)`, [
+      I.runs[r],
+      I.analysis,
+      start,
+      new Date(t + 40 * 60_000).toISOString(),
+      new Date(t + 60 * 60_000).toISOString(),
+    ]);
+    for (const engine of ENGINES) {
+      await q(`INSERT INTO run_engines (run_id, engine, state, expected, collected, extracted, failed, recipe) VALUES ($1, $2, 'done', 3, 3, 3, 0, 'h-v1')`, [
+        I.runs[r],
+        engine,
+      ]);
+    }
+    for (const [p, prompt] of PROMPTS.entries()) {
+      for (const engine of ENGINES) {
+        n += 1;
+        const id = u(9, n);
+        // Varied per (run, prompt, engine), so that a wrong group shows in every measure.
+        const named = (r + p + (engine === 'chatgpt' ? 0 : 1)) % 3 !== 0;
+        await q(
+          `INSERT INTO answers (id, analysis_id, run_id, prompt_id, engine, captured_at, text, extraction_state, recipe)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, 'extracted', 'h-v1')`,
+          [id, I.analysis, I.runs[r], I[prompt], engine, new Date(t + n * 60_000).toISOString(), `Answer ${n}.`],
+        );
+        if (named) {
+          await q(`INSERT INTO mentions (answer_id, position, brand_name, is_tracked, sentiment) VALUES ($1, 1, 'Rivo', false, NULL), ($1, 2, 'Histo', true, $2)`, [
+            id,
+            ((p + 1) * (r + 1)) / 10,
+          ]);
+        } else {
+          await q(`INSERT INTO mentions (answer_id, position, brand_name, is_tracked) VALUES ($1, 1, 'Rivo', false)`, [id]);
+        }
+        await q(`INSERT INTO citations (answer_id, ordinal, url, domain) VALUES ($1, 1, $2, $3)`, [id, `https://x.test/${n}`, p === 1 ? 'histo.com' : 'g2.com']);
+      }
+    }
+  }
+  for (const run of I.runs) await q('SELECT finish_run_extraction($1)', [run]);
+  await q(`UPDATE prompts SET group_id = $2 WHERE id = $1`, [I.q2, I.g2]);
+  await q(`UPDATE prompts SET group_id = $2 WHERE id = $1`, [I.q3, I.g1]);
+  await q(`UPDATE prompts SET group_id = NULL WHERE id = $1`, [I.q1]);
+  await q(`UPDATE prompts SET group_id = $2 WHERE id = $1`, [I.q1, I.g1]);
+}
