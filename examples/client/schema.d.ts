@@ -208,7 +208,7 @@ export interface paths {
         };
         /**
          * Daily series of headline metrics
-         * @description One point per UTC day of the window: the headline metrics of the latest run of that day, each rate with numerator, denominator and 95% Wilson interval. Days without a run are listed with state no_run. Window: 7d, 14d, 30d (default), 90d (N days ending on the day of the last finished collection), all, or from/to (inclusive UTC days); last-run is refused. 0 is a measured zero; null means nothing to measure.
+         * @description One point per UTC day of the window: the headline metrics of the latest run of that day, each rate with numerator and denominator; the summary gives the whole window with intervals and comparison. Days without a run are listed as {day, state: no_run}. Window: 7d, 14d, 30d (default), 90d (N days ending on the day of the last finished collection), all (at most 3,660 days of history; longer: use from/to), or from/to (inclusive UTC days, at most 366); last-run is refused. 0 is a measured zero; null means nothing to measure.
          *
          *     MCP tool: `get_metrics_timeseries`.
          */
@@ -2457,24 +2457,15 @@ export interface components {
                     name: "last-run" | "7d" | "14d" | "30d" | "90d" | "all" | "custom";
                 };
             };
-            /** @description One point per UTC day of the window, oldest first, days without a run included. */
-            points: {
-                /** @description Answers collected in the window (volume). Present even while extraction is late: it counts answers of runs still extracting. 0 with state never_collected/no_data. Integer ≥ 0. */
+            /** @description One point per UTC day of the window, oldest first; days without a run are {day, state: no_run}. Compare neighbouring points, or see summary. */
+            points: ({
+                /** @description Answers collected by the day’s run. Integer ≥ 0. */
                 answers: number;
-                /** @description Mean order of appearance (1 = named first) of the tracked brand, over the extracted answers that name it, taking its first appearance in each answer. An average carries no interval and no significance test: only value, previous and delta. */
+                /** @description Mean first order of appearance of the tracked brand (≥ 1). */
                 average_position: {
                     /** @description Number of values averaged. Integer ≥ 0. */
                     count: number;
-                    /** @description value − previous.value (unrounded, then rounded to 6 decimals); null when either is null. */
-                    delta: number | null;
-                    /** @description The same mean over the comparison period; null when there is none. */
-                    previous: {
-                        /** @description Number of values averaged. Integer ≥ 0. */
-                        count: number;
-                        /** @description Mean, rounded to 6 decimals; null when count is 0. */
-                        value: number | null;
-                    } | null;
-                    /** @description Mean, ≥ 1, rounded to 6 decimals; null when count is 0 (nothing to average). */
+                    /** @description Mean, rounded to 6 decimals; null when count is 0. */
                     value: number | null;
                 };
                 /**
@@ -2482,142 +2473,66 @@ export interface components {
                  * @description A UTC calendar day, YYYY-MM-DD.
                  */
                 day: string;
-                /** @description Answers whose extraction succeeded. They alone make the denominator of visibility: an answer whose extraction failed or is pending cannot be said to mention the brand or not. Integer ≥ 0. */
+                /** @description Answers of the day’s run whose extraction succeeded: the denominator of visibility. Integer ≥ 0. */
                 extracted_answers: number;
-                /** @description The run the point shows: the latest collection of the day (by start) when a day has several; null on no_run days. */
-                run_id: string | null;
-                /** @description Mean sentiment of the tracked brand’s scored mentions; unscored mentions are left out. An average carries no interval and no significance test: only value, previous and delta. */
+                /**
+                 * Format: uuid
+                 * @description The run the point shows: the latest collection of the day (by start) when a day has several.
+                 */
+                run_id: string;
+                /** @description Mean sentiment of the tracked brand’s scored mentions (-1..1). */
                 sentiment: {
                     /** @description Number of values averaged. Integer ≥ 0. */
                     count: number;
-                    /** @description value − previous.value (unrounded, then rounded to 6 decimals); null when either is null. */
-                    delta: number | null;
-                    /** @description The same mean over the comparison period; null when there is none. */
-                    previous: {
-                        /** @description Number of values averaged. Integer ≥ 0. */
-                        count: number;
-                        /** @description Mean, rounded to 6 decimals; null when count is 0. */
-                        value: number | null;
-                    } | null;
-                    /** @description Mean, -1..1, rounded to 6 decimals; null when count is 0 (nothing to average). */
+                    /** @description Mean, rounded to 6 decimals; null when count is 0. */
                     value: number | null;
                 };
-                /** @description Tracked-brand mentions over all brand mentions (tracked brand + direct and indirect competitors) in extracted answers, 0..1. */
+                /** @description Tracked-brand mentions over all brand mentions. No interval on a point: the 95% Wilson interval follows from numerator and denominator (see summary for the window's). */
                 share_of_voice: {
-                    /** @description 95% Wilson score interval of the rate, rounded to 6 decimals; null when the denominator is 0. */
-                    ci95: {
-                        /** @description Upper bound, 0..1. */
-                        high: number;
-                        /** @description Lower bound, 0..1. */
-                        low: number;
-                    } | null;
-                    /** @description value − previous.value, from unrounded values, then rounded to 6 decimals; null when either is null. */
-                    delta: number | null;
-                    /** @description Denominator of the rate. Integer ≥ 0. */
+                    /** @description Denominator. Integer ≥ 0. */
                     denominator: number;
-                    /** @description Numerator of the rate. Integer ≥ 0. */
+                    /** @description Numerator. Integer ≥ 0. */
                     numerator: number;
-                    /** @description The same rate over the comparison period (context.comparison); null when there is none (window all, or no earlier collection). */
-                    previous: {
-                        /** @description 95% Wilson score interval of the rate, rounded to 6 decimals; null when the denominator is 0. */
-                        ci95: {
-                            /** @description Upper bound, 0..1. */
-                            high: number;
-                            /** @description Lower bound, 0..1. */
-                            low: number;
-                        } | null;
-                        /** @description Denominator of the rate. Integer ≥ 0. */
-                        denominator: number;
-                        /** @description Numerator of the rate. Integer ≥ 0. */
-                        numerator: number;
-                        /** @description numerator / denominator, 0..1, rounded to 6 decimals. 0 is a measured zero; null: denominator 0, nothing to measure. */
-                        value: number | null;
-                    } | null;
-                    /** @description True when the change is outside the noise: the 95% Wilson intervals of the two periods do not overlap. Null when either interval is null. */
-                    significant: boolean | null;
-                    /** @description numerator / denominator, 0..1, rounded to 6 decimals. 0 is a measured zero; null: denominator 0, nothing to measure. */
+                    /** @description numerator / denominator, 0..1, rounded to 6 decimals; null when the denominator is 0. */
                     value: number | null;
                 };
                 source_share: {
-                    /** @description 95% Wilson score interval of the rate, rounded to 6 decimals; null when the denominator is 0. */
-                    ci95: {
-                        /** @description Upper bound, 0..1. */
-                        high: number;
-                        /** @description Lower bound, 0..1. */
-                        low: number;
-                    } | null;
-                    /** @description value − previous.value, from unrounded values, then rounded to 6 decimals; null when either is null. */
-                    delta: number | null;
-                    /** @description Denominator of the rate. Integer ≥ 0. */
+                    /** @description Denominator. Integer ≥ 0. */
                     denominator: number;
-                    /** @description Why value is null: no_owned_domains (the analysis declares no domain of its own), no_citations (answers were measured but none cited a source), not_measured (nothing extracted in the window; see context.state). Null when value is not null. */
+                    /** @description Why value is null (as in the metrics read); null when value is not null. */
                     null_reason: ("no_citations" | "no_owned_domains" | "not_measured") | null;
-                    /** @description Numerator of the rate. Integer ≥ 0. */
+                    /** @description Numerator. Integer ≥ 0. */
                     numerator: number;
-                    /** @description The same rate over the comparison period (context.comparison); null when there is none (window all, or no earlier collection). */
-                    previous: {
-                        /** @description 95% Wilson score interval of the rate, rounded to 6 decimals; null when the denominator is 0. */
-                        ci95: {
-                            /** @description Upper bound, 0..1. */
-                            high: number;
-                            /** @description Lower bound, 0..1. */
-                            low: number;
-                        } | null;
-                        /** @description Denominator of the rate. Integer ≥ 0. */
-                        denominator: number;
-                        /** @description Numerator of the rate. Integer ≥ 0. */
-                        numerator: number;
-                        /** @description numerator / denominator, 0..1, rounded to 6 decimals. 0 is a measured zero; null: denominator 0, nothing to measure. */
-                        value: number | null;
-                    } | null;
-                    /** @description True when the change is outside the noise: the 95% Wilson intervals of the two periods do not overlap. Null when either interval is null. */
-                    significant: boolean | null;
-                    /** @description numerator / denominator, 0..1, rounded to 6 decimals. 0 is a measured zero; null: denominator 0, nothing to measure. */
+                    /** @description numerator / denominator, 0..1, rounded to 6 decimals; null when the denominator is 0. */
                     value: number | null;
                 };
                 /**
-                 * @description measured: the day’s run is extracted; extraction_late: collected, extraction not finished (measures null, answers filled); extraction_failed: the run failed after collection; no_run: no collection finished that day — every figure null and answers 0, said explicitly rather than left out.
+                 * @description measured: the day’s run is extracted; extraction_late: collected, extraction not finished (measures null, answers filled); extraction_failed: the run failed after collection (measures null).
                  * @enum {string}
                  */
-                state: "measured" | "extraction_late" | "extraction_failed" | "no_run";
-                /** @description Share of extracted answers that mention the tracked brand at least once (0..1). numerator: answers naming it; denominator: extracted answers. */
+                state: "measured" | "extraction_late" | "extraction_failed";
+                /** @description Share of extracted answers naming the tracked brand. No interval on a point: the 95% Wilson interval follows from numerator and denominator (see summary for the window's). */
                 visibility: {
-                    /** @description 95% Wilson score interval of the rate, rounded to 6 decimals; null when the denominator is 0. */
-                    ci95: {
-                        /** @description Upper bound, 0..1. */
-                        high: number;
-                        /** @description Lower bound, 0..1. */
-                        low: number;
-                    } | null;
-                    /** @description value − previous.value, from unrounded values, then rounded to 6 decimals; null when either is null. */
-                    delta: number | null;
-                    /** @description Denominator of the rate. Integer ≥ 0. */
+                    /** @description Denominator. Integer ≥ 0. */
                     denominator: number;
-                    /** @description Numerator of the rate. Integer ≥ 0. */
+                    /** @description Numerator. Integer ≥ 0. */
                     numerator: number;
-                    /** @description The same rate over the comparison period (context.comparison); null when there is none (window all, or no earlier collection). */
-                    previous: {
-                        /** @description 95% Wilson score interval of the rate, rounded to 6 decimals; null when the denominator is 0. */
-                        ci95: {
-                            /** @description Upper bound, 0..1. */
-                            high: number;
-                            /** @description Lower bound, 0..1. */
-                            low: number;
-                        } | null;
-                        /** @description Denominator of the rate. Integer ≥ 0. */
-                        denominator: number;
-                        /** @description Numerator of the rate. Integer ≥ 0. */
-                        numerator: number;
-                        /** @description numerator / denominator, 0..1, rounded to 6 decimals. 0 is a measured zero; null: denominator 0, nothing to measure. */
-                        value: number | null;
-                    } | null;
-                    /** @description True when the change is outside the noise: the 95% Wilson intervals of the two periods do not overlap. Null when either interval is null. */
-                    significant: boolean | null;
-                    /** @description numerator / denominator, 0..1, rounded to 6 decimals. 0 is a measured zero; null: denominator 0, nothing to measure. */
+                    /** @description numerator / denominator, 0..1, rounded to 6 decimals; null when the denominator is 0. */
                     value: number | null;
                 };
-            }[];
-            /** @description Headline metrics over the whole window, with the comparison period (as the metrics read). */
+            } | {
+                /**
+                 * Format: date
+                 * @description A UTC calendar day, YYYY-MM-DD.
+                 */
+                day: string;
+                /**
+                 * @description No collection finished that day: nothing was measured, so the point carries no figure.
+                 * @constant
+                 */
+                state: "no_run";
+            })[];
+            /** @description Headline metrics over the whole window, with the comparison period, intervals and significance (as the metrics read). */
             summary: {
                 /** @description Answers collected in the window (volume). Present even while extraction is late: it counts answers of runs still extracting. 0 with state never_collected/no_data. Integer ≥ 0. */
                 answers: number;

@@ -180,13 +180,22 @@ describe('timeseries (read 5)', () => {
     expect(body.points.map((p) => p.day)).toEqual(Array.from({ length: 14 }, (_, i) => new Date(Date.UTC(2025, 1, 25 + i)).toISOString().slice(0, 10)));
     const byDay = new Map(body.points.map((p) => [p.day, p]));
     expect(body.points.filter((p) => p.state === 'no_run')).toHaveLength(11);
-    const none = byDay.get('2025-02-26')!;
-    expect(none).toMatchObject({ state: 'no_run', run_id: null, answers: 0, visibility: { value: null, denominator: 0 } });
-    // R1: 0 of 6 answers name Fixo: a measured zero, not a null.
-    expect(byDay.get('2025-03-01')).toMatchObject({
-      state: 'measured', run_id: R1, answers: 6, visibility: { value: 0, numerator: 0, denominator: 6, ci95: { low: 0, high: 0.390334 }, previous: null },
+    // A day without a run says so and carries nothing else: there was nothing to measure.
+    expect(byDay.get('2025-02-26')).toEqual({ day: '2025-02-26', state: 'no_run' });
+    // R1: 0 of 6 answers name Fixo: a measured zero, not a null. A point carries no always-null field.
+    expect(byDay.get('2025-03-01')).toEqual({
+      day: '2025-03-01',
+      state: 'measured',
+      run_id: R1,
+      answers: 6,
+      extracted_answers: 6,
+      visibility: { value: 0, numerator: 0, denominator: 6 },
+      share_of_voice: { value: 0, numerator: 0, denominator: 6 },
+      average_position: { value: null, count: 0 },
+      sentiment: { value: null, count: 0 },
+      source_share: { value: 0, numerator: 0, denominator: 6, null_reason: null },
     });
-    expect(byDay.get('2025-03-08')!.visibility).toMatchObject({ value: 1, numerator: 6, denominator: 6 });
+    expect(byDay.get('2025-03-08')).toMatchObject({ visibility: { value: 1, numerator: 6, denominator: 6 } });
     // Two runs on 2025-03-10: R4 (14:00) wins over R3 (06:00): 2/4.
     expect(byDay.get('2025-03-10')).toMatchObject({ run_id: R4, visibility: { value: 0.5, numerator: 2, denominator: 4 } });
     expect(body.summary.visibility).toMatchObject({ numerator: 10, denominator: 19 });

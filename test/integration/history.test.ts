@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { LocalApi } from '../../shared/local/stack.js';
 import { listGroupPrompts, listGroups } from '../../shared/reads/figures/groups.js';
 import { call, expectError, expectServed, startTestApi } from '../support/api.js';
-import { HISTORY_ANALYSIS, HISTORY_KEYS, type HistoryKey } from '../support/history-fixture.js';
+import { HISTORY_ANALYSIS, HISTORY_KEYS, HISTORY_LONG, type HistoryKey } from '../support/history-fixture.js';
+import { getMetrics } from '../../shared/reads/figures/metrics.js';
+import { getMetricsTimeseries } from '../../shared/reads/figures/timeseries.js';
 
 /** Histories the product writes after the fact (migration 005), seen through the API. */
 
@@ -107,5 +109,19 @@ describe('group figures follow the prompts in the group now (reads 9 and 10 agre
     // q2 is the only prompt citing the owned domain: all of G2's sources are owned, none of G1's.
     expect([by.G2!.source_share.numerator, by.G2!.source_share.denominator]).toEqual([6, 6]);
     expect(by.G1!.source_share.numerator).toBe(0);
+  });
+});
+
+describe('a daily series stays bounded whatever the stored history (issue 11, point 1)', () => {
+  const key = HISTORY_KEYS.after_return;
+  test('window=all over 24 years of history: the series refuses it with 422 naming window; other reads and bounded windows serve', async () => {
+    const reply = await call(api, `/analyses/${HISTORY_LONG}/metrics/timeseries?window=all`, key);
+    expectError(reply, 422, 'invalid_request', { param: 'window', budget: true });
+    expect(reply.body.error.message).toMatch(/from\/to/);
+    const metrics = expectServed(await call(api, `/analyses/${HISTORY_LONG}/metrics?window=all`, key), getMetrics.output);
+    expect(metrics.context.window).toMatchObject({ first_day: '2001-06-01', last_day: '2025-06-01' });
+    const series = expectServed(await call(api, `/analyses/${HISTORY_LONG}/metrics/timeseries?from=2024-06-02&to=2025-06-01`, key), getMetricsTimeseries.output);
+    expect(series.points).toHaveLength(365);
+    expect(series.points.filter((p) => p.state !== 'no_run').map((p) => p.day)).toEqual(['2025-06-01']);
   });
 });

@@ -18,9 +18,13 @@ import type { Queryable } from '../../shared/store/queryable.js';
  * Group moves: analysis hist-groups, groups G1 and G2, prompts q1, q2 (in G1) and q3 (in no group), three
  * runs over two months (2025-01-31, 2025-02-01, 2025-02-02), all extracted; then q2 moves G1 → G2, q3
  * none → G1, and q1 G1 → none → G1 (back where it was).
+ *
+ * hist-long: two finished collections, 2001-06-01 and 2025-06-01, and nothing else.
  */
 export const HISTORY_WORKSPACE = 'history-fixture';
 export const HISTORY_ANALYSIS = 'hist-groups';
+/** Two collections 24 years apart: a history longer than a daily series returns (MAX_SERIES_DAYS). */
+export const HISTORY_LONG = 'hist-long';
 export const HISTORY_KEYS = {
   reinvited: 'geo_live_HistoryReinvited00000000000000000000000',
   reinvited_bare: 'geo_live_HistoryReinvitedBare0000000000000000000',
@@ -37,12 +41,14 @@ export const HISTORY_IDS = {
   workspace: u(1, 1),
   brand: u(3, 1),
   analysis: u(4, 1),
+  long: u(4, 2),
   g1: u(6, 1),
   g2: u(6, 2),
   q1: u(7, 1),
   q2: u(7, 2),
   q3: u(7, 3),
   runs: [u(8, 1), u(8, 2), u(8, 3)] as const,
+  longRuns: [u(8, 11), u(8, 12)] as const,
 };
 
 const USERS = ['reinvited', 'reinvited_bare', 'unsuspended', 'unsuspended_bare', 'before_gap'] as const;
@@ -150,6 +156,20 @@ export async function seedHistoryFixture(db: Queryable): Promise<void> {
     }
   }
   for (const run of I.runs) await q('SELECT finish_run_extraction($1)', [run]);
+
+  await q(
+    `INSERT INTO analyses (id, workspace_id, brand_id, slug, name, owned_domains, engines, created_at)
+     VALUES ($1, $2, $3, $4, 'Histo: a long history', '{}', '{chatgpt}', '2001-01-01T00:00:00Z')`,
+    [I.long, I.workspace, I.brand, HISTORY_LONG],
+  );
+  for (const [i, start] of ['2001-06-01T08:00:00Z', '2025-06-01T08:00:00Z'].entries()) {
+    await q(`INSERT INTO runs (id, analysis_id, state, started_at, collected_at, finished_at) VALUES ($1, $2, 'finished', $3, $3, $3)`, [
+      I.longRuns[i],
+      I.long,
+      start,
+    ]);
+    await q('SELECT finish_run_extraction($1)', [I.longRuns[i]]);
+  }
   await q(`UPDATE prompts SET group_id = $2 WHERE id = $1`, [I.q2, I.g2]);
   await q(`UPDATE prompts SET group_id = $2 WHERE id = $1`, [I.q3, I.g1]);
   await q(`UPDATE prompts SET group_id = NULL WHERE id = $1`, [I.q1]);

@@ -1,32 +1,103 @@
 import * as z from 'zod';
 import { analysisParam, day, uuid } from '../../contracts/common.js';
-import { contextSchema, headlineSchema } from '../../figures/contracts.js';
+import { contextSchema, headlineSchema, SOURCE_SHARE_NULL_REASONS } from '../../figures/contracts.js';
 import { headline, loadFigures, MEASURES, SUM_MEASURES, total, zeroSums, type Sums } from '../../figures/load.js';
-import { addDays, Params, runFilter } from '../../figures/window.js';
+import { mean, round } from '../../figures/stats.js';
+import { addDays, daysBetween, Params, runFilter } from '../../figures/window.js';
+import { InvalidRequest } from '../../errors.js';
 import { checkWindow, windowParams } from '../../windows.js';
 import { defineRead } from '../types.js';
 
 const SERIES_WINDOWS = ['7d', '14d', '30d', '90d', 'all'] as const;
 
-const point = headlineSchema
-  .extend({
-    day: day,
+/**
+ * Longest history `window=all` returns as daily points (about ten years). Custom windows are bounded by
+ * MAX_WINDOW_DAYS already; this bounds the one window whose length comes from the data, so the work and
+ * the size of any legal call stay bounded (about 1.5 MB at most).
+ */
+export const MAX_SERIES_DAYS = 3660;
+
+const count = (what: string) => z.number().int().min(0).describe(`${what}. Integer ≥ 0.`);
+
+const pointRate = (description: string) =>
+  z
+    .object({
+      value: z.number().min(0).max(1).nullable().describe('numerator / denominator, 0..1, rounded to 6 decimals; null when the denominator is 0.'),
+      numerator: count('Numerator'),
+      denominator: count('Denominator'),
+    })
+    .describe(`${description} No interval on a point: the 95% Wilson interval follows from numerator and denominator (see summary for the window's).`);
+
+const pointMean = (description: string) =>
+  z
+    .object({
+      value: z.number().nullable().describe('Mean, rounded to 6 decimals; null when count is 0.'),
+      count: count('Number of values averaged'),
+    })
+    .describe(description);
+
+const ranPoint = z
+  .object({
+    day,
     state: z
-      .enum(['measured', 'extraction_late', 'extraction_failed', 'no_run'])
+      .enum(['measured', 'extraction_late', 'extraction_failed'])
       .describe(
-        'measured: the day’s run is extracted; extraction_late: collected, extraction not finished (measures null, answers filled); extraction_failed: the run failed after collection; no_run: no collection finished that day — every figure null and answers 0, said explicitly rather than left out.',
+        'measured: the day’s run is extracted; extraction_late: collected, extraction not finished (measures null, answers filled); extraction_failed: the run failed after collection (measures null).',
       ),
-    run_id: uuid.nullable().describe('The run the point shows: the latest collection of the day (by start) when a day has several; null on no_run days.'),
+    run_id: uuid.describe('The run the point shows: the latest collection of the day (by start) when a day has several.'),
+    answers: count('Answers collected by the day’s run'),
+    extracted_answers: count('Answers of the day’s run whose extraction succeeded: the denominator of visibility'),
+    visibility: pointRate('Share of extracted answers naming the tracked brand.'),
+    share_of_voice: pointRate('Tracked-brand mentions over all brand mentions.'),
+    average_position: pointMean('Mean first order of appearance of the tracked brand (≥ 1).'),
+    sentiment: pointMean('Mean sentiment of the tracked brand’s scored mentions (-1..1).'),
+    source_share: pointRate('Citations to owned domains over all citations.').extend({
+      null_reason: z.enum(SOURCE_SHARE_NULL_REASONS).nullable().describe('Why value is null (as in the metrics read); null when value is not null.'),
+    }),
   })
-  .describe('One UTC day. previous/delta/significant are null on points: compare neighbouring points, or see summary.');
+  .describe('A UTC day with a collection: the headline figures of its latest run.');
+
+const noRunPoint = z
+  .object({
+    day,
+    state: z.literal('no_run').describe('No collection finished that day: nothing was measured, so the point carries no figure.'),
+  })
+  .describe('A UTC day without a collection, listed rather than left out.');
+
+const point = z.discriminatedUnion('state', [ranPoint, noRunPoint]);
 
 export const timeseriesSchema = z
   .object({
     context: contextSchema,
-    summary: headlineSchema.describe('Headline metrics over the whole window, with the comparison period (as the metrics read).'),
-    points: z.array(point).describe('One point per UTC day of the window, oldest first, days without a run included.'),
+    summary: headlineSchema.describe('Headline metrics over the whole window, with the comparison period, intervals and significance (as the metrics read).'),
+    points: z
+      .array(point)
+      .describe('One point per UTC day of the window, oldest first; days without a run are {day, state: no_run}. Compare neighbouring points, or see summary.'),
   })
   .meta({ id: 'timeseries', description: 'Daily series of the headline metrics; a day with two runs yields its latest run.' });
+
+type Point = z.infer<typeof point>;
+
+/** A point's rate: no interval, no comparison (those would be always null or derivable on a day). */
+function pointRateOf(k: number, n: number, measured = true) {
+  return { value: measured && n > 0 ? round(k / n) : null, numerator: k, denominator: n };
+}
+
+function ranPointOf(dayText: string, state: 'measured' | 'extraction_late' | 'extraction_failed', runId: string, sums: Sums, ownedDomains: boolean): Point {
+  const sourceReason = !ownedDomains ? 'no_owned_domains' : sums.extracted === 0 ? 'not_measured' : sums.citations === 0 ? 'no_citations' : null;
+  return {
+    day: dayText,
+    state,
+    run_id: runId,
+    answers: sums.answers,
+    extracted_answers: sums.extracted,
+    visibility: pointRateOf(sums.mentioned, sums.extracted),
+    share_of_voice: pointRateOf(sums.tracked_mentions, sums.brand_mentions),
+    average_position: mean(sums.position_sum, sums.position_n),
+    sentiment: mean(sums.sentiment_sum, sums.sentiment_n),
+    source_share: { ...pointRateOf(sums.owned_citations, sums.citations, ownedDomains), null_reason: sourceReason },
+  };
+}
 
 export const getMetricsTimeseries = defineRead({
   name: 'get_metrics_timeseries',
@@ -34,15 +105,21 @@ export const getMetricsTimeseries = defineRead({
   path: '/analyses/{analysis}/metrics/timeseries',
   summary: 'Daily series of headline metrics',
   description:
-    'One point per UTC day of the window: the headline metrics of the latest run of that day, each rate with numerator, denominator and 95% Wilson interval. Days without a run are listed with state no_run. Window: 7d, 14d, 30d (default), 90d (N days ending on the day of the last finished collection), all, or from/to (inclusive UTC days); last-run is refused. 0 is a measured zero; null means nothing to measure.',
+    'One point per UTC day of the window: the headline metrics of the latest run of that day, each rate with numerator and denominator; the summary gives the whole window with intervals and comparison. Days without a run are listed as {day, state: no_run}. Window: 7d, 14d, 30d (default), 90d (N days ending on the day of the last finished collection), all (at most 3,660 days of history; longer: use from/to), or from/to (inclusive UTC days, at most 366); last-run is refused. 0 is a measured zero; null means nothing to measure.',
   input: z.strictObject({ analysis: analysisParam, ...windowParams(SERIES_WINDOWS, '30d') }).superRefine(checkWindow),
   output: timeseriesSchema,
   errors: ['analysis_not_found', 'invalid_request'],
   run: async (ctx, input) => {
     const loaded = await loadFigures(ctx, input, '30d');
     const { context, engines, res, info } = loaded;
-    const summary = headline(total(engines[0]), res.previous ? total(engines[1]) : null, info);
     const cur = res.current;
+    if (cur && daysBetween(cur.from, cur.to) > MAX_SERIES_DAYS) {
+      throw new InvalidRequest(
+        `window=all covers ${daysBetween(cur.from, cur.to)} days of history here, more than the ${MAX_SERIES_DAYS} a daily series returns: ask for a part of it with from/to.`,
+        'window',
+      );
+    }
+    const summary = headline(total(engines[0]), res.previous ? total(engines[1]) : null, info);
     if (!cur) return { context, summary, points: [] };
     const p = new Params(ctx.analysis!.id);
     const rows = await ctx.db.query<Sums & { day: string; id: string; state: string; pending: number | null; has_rows: boolean }>(
@@ -56,14 +133,19 @@ export const getMetricsTimeseries = defineRead({
       p.values,
     );
     const byDay = new Map(rows.map((r) => [r.day, r]));
-    const points = [];
+    const owned = info.ownedDomains.length > 0;
+    const points: Point[] = [];
     for (let d = cur.from; d <= cur.to; d = addDays(d, 1)) {
       const r = byDay.get(d);
+      if (!r) {
+        points.push({ day: d, state: 'no_run' });
+        continue;
+      }
       const sums = zeroSums();
-      if (r) for (const m of MEASURES) sums[m] = Number(r[m] ?? 0);
-      if (r && !r.has_rows) sums.answers += r.pending ?? 0;
-      const state = !r ? 'no_run' : r.has_rows ? 'measured' : r.state === 'failed' ? 'extraction_failed' : 'extraction_late';
-      points.push({ day: d, state, run_id: r?.id ?? null, ...headline(sums, null, info) } as const);
+      for (const m of MEASURES) sums[m] = Number(r[m] ?? 0);
+      if (!r.has_rows) sums.answers += r.pending ?? 0;
+      const state = r.has_rows ? 'measured' : r.state === 'failed' ? 'extraction_failed' : 'extraction_late';
+      points.push(ranPointOf(d, state, r.id, sums, owned));
     }
     return { context, summary, points };
   },
