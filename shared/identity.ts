@@ -4,44 +4,13 @@ import { ApiError, KeyRevoked, PlanRequired, RateLimitUnavailable, Unauthorized 
 import type { Identity } from './reads/types.js';
 
 /**
- * Key, workspace, plan, creator's standing and the key's reach, in one round trip.
- * Reach = key scope ∩ what the creator may read today (membership, suspension, brand restrictions).
- * The CTE also stamps last_used_at, at most once per throttle period (the role may update that column only).
+ * Key, workspace, plan, creator's standing and the key's reach, in one round trip: api_identity
+ * (migration 006) holds the statement, so its plan is kept per backend instead of being made again on
+ * every call. Reach = key scope ∩ what the creator may read today (membership, suspension, brand
+ * restrictions). It also stamps last_used_at, at most once per throttle period (the role may update
+ * that column only).
  */
-const IDENTITY_SQL = `
-WITH k AS (
-  SELECT k.*, (k.revoked_at IS NULL AND k.expires_at > now()
-               AND m.user_id IS NOT NULL AND m.left_at IS NULL AND m.suspended_at IS NULL
-               -- Dead for good once the creator's access was interrupted after the key was made (005).
-               AND m.joined_at <= k.created_at AND (m.resumed_at IS NULL OR m.resumed_at <= k.created_at)) AS alive,
-         m.brand_ids AS creator_brand_ids
-  FROM api_keys k
-  LEFT JOIN members m ON m.workspace_id = k.workspace_id AND m.user_id = k.created_by
-  WHERE k.fingerprint = $1
-), touched AS (
-  UPDATE api_keys u SET last_used_at = now()
-  FROM k
-  WHERE u.id = k.id AND k.alive AND $2::int > 0
-    AND (u.last_used_at IS NULL OR u.last_used_at < now() - make_interval(secs => $2::int))
-  RETURNING u.last_used_at
-)
-SELECT k.id, k.name, k.prefix, k.scope, k.alive, k.created_at, k.expires_at,
-       COALESCE((SELECT last_used_at FROM touched), k.last_used_at, now()) AS last_used_at,
-       b.name AS brand_name, pa.slug AS pinned_slug,
-       w.id AS workspace_id, w.name AS workspace_name, w.slug AS workspace_slug,
-       p.key AS plan_key, p.api_access, p.calls_per_minute,
-       (SELECT COALESCE(json_agg(json_build_object('id', a.id, 'slug', a.slug) ORDER BY a.slug), '[]'::json)
-          FROM analyses a
-         WHERE a.workspace_id = k.workspace_id
-           AND (k.creator_brand_ids IS NULL OR a.brand_id = ANY (k.creator_brand_ids))
-           AND CASE k.scope WHEN 'workspace' THEN true
-                            WHEN 'brand' THEN a.brand_id = k.brand_id
-                            ELSE a.id = k.analysis_id END) AS reach
-FROM k
-JOIN workspaces w ON w.id = k.workspace_id
-JOIN plans p ON p.key = w.plan_key
-LEFT JOIN brands b ON b.id = k.brand_id
-LEFT JOIN analyses pa ON pa.id = k.analysis_id`;
+const IDENTITY_SQL = 'SELECT * FROM api_identity($1::text, $2::integer)';
 
 const reachSchema = z.array(z.object({ id: z.string(), slug: z.string() }));
 

@@ -2,7 +2,7 @@ import type { ReadContext } from '../reads/types.js';
 import { windowSpec, type WindowName } from '../windows.js';
 import type { FigureContext, Headline } from './contracts.js';
 import { meanFigure, rateFigure } from './stats.js';
-import { Params, daysBetween, resolveWindow, runFilter, segments, type Period, type Resolved, type RunRef } from './window.js';
+import { daysBetween } from './window.js';
 
 /** Counts summed from the aggregates (names as in migration 003). */
 export interface Sums {
@@ -23,18 +23,20 @@ export const MEASURES = [
   'answers', 'extracted', 'mentioned', 'tracked_mentions', 'brand_mentions', 'position_sum', 'position_n',
   'sentiment_sum', 'sentiment_n', 'citations', 'owned_citations',
 ] as const;
-export const MEASURE_COLS = MEASURES.join(', ');
-/** SUM of every measure as float8 (exact for these magnitudes), so pg returns numbers, not strings. */
-export const SUM_MEASURES = MEASURES.map((m) => `coalesce(sum(${m}), 0)::float8 AS ${m}`).join(', ');
 
 export function zeroSums(): Sums {
-  return Object.fromEntries(MEASURES.map((m) => [m, 0])) as unknown as Sums;
+  return { answers: 0, extracted: 0, mentioned: 0, tracked_mentions: 0, brand_mentions: 0, position_sum: 0, position_n: 0, sentiment_sum: 0, sentiment_n: 0, citations: 0, owned_citations: 0 };
 }
 
 export function addSums(a: Sums, b: Partial<Sums>): Sums {
   const out = { ...a };
   for (const m of MEASURES) out[m] += Number(b[m] ?? 0);
   return out;
+}
+
+/** The measures of a row, as numbers (absent ones 0). */
+export function sumsOf(row: Partial<Sums>): Sums {
+  return addSums(zeroSums(), row);
 }
 
 export interface AnalysisInfo {
@@ -52,101 +54,105 @@ export interface EngineSums extends Sums {
   pending: number;
 }
 
+/** A collection run as the store describes it in a window (fig_run, migration 006). */
+interface RunJson {
+  id: string;
+  state: 'collecting' | 'extracting' | 'finished' | 'failed';
+  started_at: string;
+  collected_at: string | null;
+  finished_at: string | null;
+  day: string;
+}
+
+/** The window as the store resolved it (fig_window, migration 006). */
+interface WindowJson {
+  name: WindowName | 'custom';
+  anchor: RunJson | null;
+  before: RunJson | null;
+  first_day: string | null;
+  cur_kind: 'run' | 'days' | 'all' | null;
+  cur_from: string | null;
+  cur_to: string | null;
+  prev_kind: 'run' | 'days' | null;
+  prev_from: string | null;
+  prev_to: string | null;
+}
+
+export interface Period {
+  kind: 'run' | 'days' | 'all';
+  from: string;
+  to: string;
+}
+
+export interface Resolved {
+  name: WindowName | 'custom';
+  /** Null when the analysis was never collected and the window is named (nothing to anchor on). */
+  current: Period | null;
+  previous: Period | null;
+}
+
+/** What fig_common (migration 006) returns: the start of every figure read. */
+export interface CommonJson {
+  window: WindowJson;
+  info: { owned_domains: string[]; engines: string[]; brand: string; engine_names: Record<string, string> | null } | null;
+  engines: Array<{ period: number; engine: string; expected: number; collected: number; failed: number } & Sums> | null;
+  unfinished: Array<{ period: number; id: string; state: string; engine: string; expected: number; collected: number; extracted: number; failed: number }> | null;
+  measured_at: string | null;
+  recipes: string[];
+}
+
 export interface Loaded {
   info: AnalysisInfo;
   res: Resolved;
-  periods: [Period | null, Period | null];
   context: FigureContext;
   /** Per period (0 current, 1 previous), per engine. */
   engines: [Map<string, EngineSums>, Map<string, EngineSums>];
-  /** Runs of the window collected but not extracted: their volumes are read live, not from aggregates. */
-  unfinishedRuns: string[];
 }
 
-interface HeadRow {
-  owned_domains: string[];
-  engines: string[];
-  brand: string;
-  engine_names: Record<string, string> | null;
-  last_runs: RunRef[] | null;
-  first_day: string | null;
-}
+const iso = (t: string | null): string | null => (t === null ? null : new Date(t).toISOString());
 
-const normRun = (r: RunRef): RunRef => ({
+const runOut = (r: RunJson) => ({
   id: r.id,
   state: r.state,
-  started_at: new Date(r.started_at).toISOString(),
-  collected_at: r.collected_at === null ? null : new Date(r.collected_at).toISOString(),
-  finished_at: r.finished_at === null ? null : new Date(r.finished_at).toISOString(),
-  day: r.day,
+  started_at: iso(r.started_at) as string,
+  collected_at: iso(r.collected_at),
+  finished_at: iso(r.finished_at),
 });
 
 /**
- * Resolves the window and loads the measurement context of a figure read: three round trips at most
- * (analysis + anchor, then engine totals and context details in parallel), each O(months + edge days).
+ * Calls a figure read's function (migration 006): one statement, one round trip, the window resolved by
+ * the store in the same call. `fn` is a constant of the read (never input); `extra` follow the window.
  */
-export async function loadFigures(
+export async function callFigures<R extends { common: CommonJson }>(
   ctx: ReadContext,
+  fn: string,
   input: { window?: WindowName | undefined; from?: string | undefined; to?: string | undefined },
   defaultWindow: WindowName,
-): Promise<Loaded> {
-  const analysisId = ctx.analysis!.id;
-  const [head] = await ctx.db.query<HeadRow>(
-    `SELECT a.owned_domains, a.engines, b.name AS brand,
-            (SELECT json_object_agg(e.key, e.name) FROM engines e) AS engine_names,
-            (SELECT json_agg(x) FROM (
-               SELECT r.id, r.state, r.started_at, r.collected_at, r.finished_at,
-                      to_char(r.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day
-                 FROM runs r WHERE r.analysis_id = a.id AND r.collected_at IS NOT NULL
-                ORDER BY r.started_at DESC, r.id DESC LIMIT 2) x) AS last_runs,
-            (SELECT to_char(min(r.started_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD')
-               FROM runs r WHERE r.analysis_id = a.id AND r.collected_at IS NOT NULL) AS first_day
-       FROM analyses a JOIN brands b ON b.id = a.brand_id WHERE a.id = $1`,
-    [analysisId],
-  );
-  if (!head) throw new Error(`analysis ${analysisId} vanished between reach and read`);
-  const runs = (head.last_runs ?? []).map(normRun);
-  const info: AnalysisInfo = { ownedDomains: head.owned_domains, engines: head.engines, brand: head.brand, engineNames: head.engine_names ?? {} };
-  const res = resolveWindow(windowSpec(input, defaultWindow), { last: runs[0] ?? null, previous: runs[1] ?? null, firstDay: head.first_day });
-  const periods: [Period | null, Period | null] = [res.current, res.previous];
+  extra: Array<{ value: unknown; type: string }> = [],
+): Promise<R> {
+  const spec = windowSpec(input, defaultWindow);
+  const args = [ctx.analysis!.id, spec.kind === 'named' ? spec.name : null, spec.kind === 'custom' ? spec.from : null, spec.kind === 'custom' ? spec.to : null];
+  const casts = extra.map((e, i) => `, $${args.length + i + 1}::${e.type}`).join('');
+  const [row] = await ctx.db.query<{ r: R }>(`SELECT ${fn}($1::uuid, $2::text, $3::date, $4::date${casts}) AS r`, [...args, ...extra.map((e) => e.value)]);
+  if (!row) throw new Error(`${fn} returned no row`);
+  return row.r;
+}
 
-  const ep = new Params(analysisId);
-  const engineSql = `SELECT period, engine, coalesce(sum(expected), 0)::int AS expected, coalesce(sum(collected), 0)::int AS collected,
-      coalesce(sum(failed), 0)::int AS failed, ${SUM_MEASURES}
-    FROM (${segments(ep, periods, { fine: 'fig_run_engine', month: 'fig_month_engine', cols: `engine, expected, collected, failed, ${MEASURE_COLS}` })}) s
-    GROUP BY period, engine`;
-
-  const cp = new Params(analysisId);
-  const unfinished = periods
-    .map((p, i) =>
-      p
-        ? `SELECT ${i} AS period, r.id, r.state, e.engine, e.expected, e.collected, e.extracted, e.failed
-             FROM runs r JOIN run_engines e ON e.run_id = r.id
-            WHERE r.analysis_id = $1 AND r.state <> 'finished' AND r.collected_at IS NOT NULL AND ${runFilter(cp, p)}`
-        : null,
-    )
-    .filter(Boolean)
-    .join(' UNION ALL ');
-  const cur = res.current;
-  const contextSql = `SELECT
-      ${unfinished ? `(SELECT json_agg(u) FROM (${unfinished}) u)` : 'NULL::json'} AS unfinished,
-      ${cur ? `(SELECT r.finished_at FROM runs r WHERE r.analysis_id = $1 AND r.state = 'finished' AND ${runFilter(cp, cur)}
-                 ORDER BY r.started_at DESC LIMIT 1)` : 'NULL::timestamptz'} AS measured_at,
-      (SELECT coalesce(array_agg(DISTINCT recipe ORDER BY recipe), '{}') FROM (${segments(cp, [cur], {
-        fine: 'fig_run_engine',
-        month: 'fig_month_recipe',
-        cols: 'recipe',
-        where: 'recipe IS NOT NULL',
-      }).replace(/FROM fig_month_recipe WHERE/g, 'FROM fig_month_recipe WHERE n > 0 AND')}) s) AS recipes`;
-
-  const [engineRows, [ctxRow]] = await Promise.all([
-    ctx.db.query<{ period: number; engine: string; expected: number; collected: number; failed: number } & Sums>(engineSql, ep.values),
-    ctx.db.query<{
-      unfinished: { period: number; id: string; state: string; engine: string; expected: number; collected: number; extracted: number; failed: number }[] | null;
-      measured_at: Date | null;
-      recipes: string[];
-    }>(contextSql, cp.values),
-  ]);
+/** The measurement context and per-engine sums of a figure read, from what its function returned. */
+export function loadCommon(common: CommonJson): Loaded {
+  const w = common.window;
+  if (!common.info) throw new Error('analysis vanished between reach and read');
+  const info: AnalysisInfo = {
+    ownedDomains: common.info.owned_domains,
+    engines: common.info.engines,
+    brand: common.info.brand,
+    engineNames: common.info.engine_names ?? {},
+  };
+  const res: Resolved = {
+    name: w.name,
+    current: w.cur_kind ? { kind: w.cur_kind, from: w.cur_from as string, to: w.cur_to as string } : null,
+    previous: w.prev_kind ? { kind: w.prev_kind, from: w.prev_from as string, to: w.prev_to as string } : null,
+  };
 
   const engines: [Map<string, EngineSums>, Map<string, EngineSums>] = [new Map(), new Map()];
   const slot = (period: number, engine: string): EngineSums => {
@@ -158,16 +164,17 @@ export async function loadFigures(
     }
     return s;
   };
+  const engineRows = common.engines ?? [];
   for (const row of engineRows) {
     const s = slot(row.period, row.engine);
     Object.assign(s, addSums(s, row));
-    s.expected += Number(row.expected);
-    s.collected += Number(row.collected);
-    s.failed += Number(row.failed);
+    s.expected += row.expected;
+    s.collected += row.collected;
+    s.failed += row.failed;
   }
   let late = false;
   const unfinishedRuns = new Set<string>();
-  for (const u of ctxRow?.unfinished ?? []) {
+  for (const u of common.unfinished ?? []) {
     const s = slot(u.period, u.engine);
     s.expected += u.expected;
     s.collected += u.collected;
@@ -186,7 +193,7 @@ export async function loadFigures(
   const extracted = curEngines.reduce((n, [, s]) => n + s.extracted, 0);
   const answers = curEngines.reduce((n, [, s]) => n + s.answers, 0);
   const finishedRows = engineRows.some((r) => r.period === 0);
-  const state: FigureContext['state'] = !res.anchor
+  const state: FigureContext['state'] = !w.anchor
     ? 'never_collected'
     : finishedRows || extracted > 0
       ? 'measured'
@@ -194,7 +201,6 @@ export async function loadFigures(
         ? 'extraction_late'
         : 'no_data';
 
-  const runOut = (r: RunRef) => ({ id: r.id, state: r.state, started_at: r.started_at, collected_at: r.collected_at, finished_at: r.finished_at });
   const context: FigureContext = {
     state,
     extraction_late: late,
@@ -205,11 +211,11 @@ export async function loadFigures(
       days: res.current ? daysBetween(res.current.from, res.current.to) : null,
     },
     comparison: res.previous
-      ? { first_day: res.previous.from, last_day: res.previous.to, run: res.previous.kind === 'run' ? runOut(res.previous.run) : null }
+      ? { first_day: res.previous.from, last_day: res.previous.to, run: res.previous.kind === 'run' && w.before ? runOut(w.before) : null }
       : null,
-    run: res.current?.kind === 'run' ? runOut(res.current.run) : null,
-    measured_at: ctxRow?.measured_at ? new Date(ctxRow.measured_at).toISOString() : null,
-    recipes: ctxRow?.recipes ?? [],
+    run: res.current?.kind === 'run' && w.anchor ? runOut(w.anchor) : null,
+    measured_at: iso(common.measured_at),
+    recipes: common.recipes ?? [],
     coverage: curEngines.map(([engine, s]) => ({
       engine: engineRef(info, engine),
       expected: s.expected,
@@ -218,7 +224,7 @@ export async function loadFigures(
       failed: s.failed,
     })),
   };
-  return { info, res, periods, context, engines, unfinishedRuns: [...unfinishedRuns] };
+  return { info, res, context, engines };
 }
 
 export function engineRef(info: AnalysisInfo, key: string): { key: string; name: string } {

@@ -126,10 +126,16 @@ describe('key lookup by fingerprint: unknown, revoked and live keys cost the sam
     console.log(`identity wire work per call: ${JSON.stringify({ ...shape(seen.unknown!), statements: seen.unknown!.statements.length })}`);
 
     // The plan the server picks is the same for an unknown and a revoked fingerprint: one unique-index probe.
+    // The wire carries a call of api_identity (migration 006); the lookup is the statement inside it.
     const db = new pg.Client({ connectionString: adminUrl() });
     await db.connect();
     try {
-      const sql = seen.unknown!.statements[0] as string;
+      expect(seen.unknown!.statements[0]).toMatch(/api_identity\(/);
+      const body = (await db.query<{ src: string }>(`SELECT prosrc AS src FROM pg_proc WHERE proname = 'api_identity'`)).rows[0]!.src;
+      const sql = (/RETURN QUERY([\s\S]*?);\s*END/.exec(body)?.[1] as string)
+        .replace(/--[^\n]*/g, '')
+        .replaceAll('p_fingerprint', '$1::text')
+        .replaceAll('p_throttle_seconds', '$2::integer');
       const plan = async (fp: string) =>
         (await db.query<{ 'QUERY PLAN': string }>(`EXPLAIN (COSTS OFF) ${sql}`, [fp, 0])).rows.map((r) => r['QUERY PLAN']).join('\n').replace(fp, '<fingerprint>');
       const unknownPlan = await plan(fingerprint(cases.unknown));

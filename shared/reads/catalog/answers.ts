@@ -125,35 +125,18 @@ export const listAnswers = defineRead({
       after = parsed.data;
       days = { name: days.name, first: after.first, last: after.last };
     }
-    // Items: half-open UTC bounds, keyset condition on answers_keyset (analysis_id, captured_at DESC, id DESC),
-    // so page 100 reads as few rows as page 1. Total: the window is whole UTC days, so it sums the per-day
-    // counts of answer_days (004), O(days) instead of O(answers), and exact.
-    const params: unknown[] = [ctx.analysis!.id, days.last];
-    const ref = (value: unknown) => `$${params.push(value)}`;
-    // Day arithmetic in SQL: 9999-12-31 is a valid `to`, and its next day is not an ISO date for JS.
-    let inWindow = `x.analysis_id = $1 AND x.captured_at < ($2::date + 1)::timestamp AT TIME ZONE 'UTC'`;
-    let inDays = `d.analysis_id = $1 AND d.day <= $2::date`;
-    if (days.first !== null) {
-      const from = ref(days.first);
-      inWindow += ` AND x.captured_at >= (${from}::date)::timestamp AT TIME ZONE 'UTC'`;
-      inDays += ` AND d.day >= ${from}::date`;
-    }
-    const keyset = after ? `AND (x.captured_at, x.id) < (${ref(after.at)}::timestamptz, ${ref(after.id)}::uuid)` : '';
-    const limitRef = ref(input.limit + 1);
-    const [row] = await ctx.db.query<ListRow>(
-      `SELECT (SELECT coalesce(sum(d.answers), 0)::int FROM answer_days d WHERE ${inDays}) AS total,
-              (SELECT json_agg(json_build_object(
-                        'id', p.id, 'engine', p.engine, 'prompt_id', p.prompt_id, 'run_id', p.run_id,
-                        'captured_at', to_char(p.captured_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-                        'at', to_char(p.captured_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'))
-                      ORDER BY p.captured_at DESC, p.id DESC)
-                 FROM (SELECT x.id, x.engine, x.prompt_id, x.run_id, x.captured_at
-                         FROM answers x
-                        WHERE ${inWindow} ${keyset}
-                        ORDER BY x.captured_at DESC, x.id DESC
-                        LIMIT ${limitRef}) p) AS items`,
-      params,
-    );
+    // api_answers (migration 006): half-open UTC bounds and the keyset on answers_keyset (analysis_id,
+    // captured_at DESC, id DESC), so page 100 reads as few rows as page 1; the total sums the per-day counts
+    // of answer_days (004), O(days) instead of O(answers), and exact. Day arithmetic is done there too:
+    // the day after `to` is always an ordinary date for PostgreSQL.
+    const [row] = await ctx.db.query<ListRow>('SELECT * FROM api_answers($1::uuid, $2::date, $3::date, $4::timestamptz, $5::uuid, $6::integer)', [
+      ctx.analysis!.id,
+      days.first,
+      days.last,
+      after?.at ?? null,
+      after?.id ?? null,
+      input.limit + 1,
+    ]);
     const rows = row?.items ?? [];
     const page = rows.slice(0, input.limit);
     const more = rows.length > input.limit;
@@ -250,17 +233,7 @@ export const getAnswer = defineRead({
   errors: ['analysis_not_found', 'not_found'],
   run: async (ctx, input) => {
     if (!UUID.test(input.answer)) throw new NotFound('answer');
-    const [row] = await ctx.db.query<AnswerRow>(
-      `SELECT x.id, x.engine, x.prompt_id, p.text AS prompt_text, x.run_id, x.captured_at, x.text, x.extraction_state, x.recipe,
-              (SELECT json_agg(json_build_object('position', m.position, 'brand', m.brand_name, 'is_tracked', m.is_tracked,
-                                                 'competitor_id', m.competitor_id, 'sentiment', m.sentiment) ORDER BY m.position)
-                 FROM mentions m WHERE m.answer_id = x.id) AS mentions,
-              (SELECT json_agg(json_build_object('position', c.ordinal, 'url', c.url, 'domain', c.domain) ORDER BY c.ordinal)
-                 FROM citations c WHERE c.answer_id = x.id) AS citations
-         FROM answers x JOIN prompts p ON p.id = x.prompt_id
-        WHERE x.id = $1 AND x.analysis_id = $2`,
-      [input.answer.toLowerCase(), ctx.analysis!.id],
-    );
+    const [row] = await ctx.db.query<AnswerRow>('SELECT * FROM api_answer($1::uuid, $2::uuid)', [ctx.analysis!.id, input.answer.toLowerCase()]);
     if (!row) throw new NotFound('answer');
     const extracted = row.extraction_state === 'extracted';
     return {

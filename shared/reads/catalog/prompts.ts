@@ -39,13 +39,7 @@ export const listPrompts = defineRead({
   output: promptCatalog,
   errors: ['analysis_not_found'],
   run: async (ctx) => {
-    const rows = await ctx.db.query<PromptRow>(
-      `SELECT p.id, p.text, p.group_id, g.name AS group_name, p.language, p.created_at
-         FROM prompts p LEFT JOIN prompt_groups g ON g.id = p.group_id
-        WHERE p.analysis_id = $1
-        ORDER BY p.created_at, p.id`,
-      [ctx.analysis!.id],
-    );
+    const rows = await ctx.db.query<PromptRow>('SELECT * FROM api_prompts($1::uuid)', [ctx.analysis!.id]);
     return {
       items: rows.map((r) => ({
         id: r.id,

@@ -83,14 +83,6 @@ interface RunRow {
 
 const when = (d: Date | null) => (d === null ? null : d.toISOString());
 
-const RUN_COLUMNS = `r.id, r.state, r.started_at, r.collected_at, r.finished_at,
-  (SELECT json_agg(json_build_object('engine', re.engine, 'name', e.name, 'state', re.state, 'expected', re.expected,
-                                     'collected', re.collected, 'extracted', re.extracted, 'failed', re.failed,
-                                     'recipe', re.recipe)
-                   ORDER BY array_position(a.engines, re.engine) NULLS LAST, re.engine)
-     FROM run_engines re JOIN engines e ON e.key = re.engine
-    WHERE re.run_id = r.id) AS engines`;
-
 function times(r: RunRow) {
   return { id: r.id, state: r.state, started_at: r.started_at.toISOString(), collected_at: when(r.collected_at), finished_at: when(r.finished_at) };
 }
@@ -108,14 +100,7 @@ export const listRuns = defineRead({
   output: listOf(runSummary, 'run_list', 'Runs of the analysis, most recent first; one page (next_cursor null, truncated when older runs exist).'),
   errors: ['analysis_not_found', 'invalid_request'],
   run: async (ctx, input) => {
-    const rows = await ctx.db.query<RunRow & { total: number }>(
-      `SELECT ${RUN_COLUMNS}, count(*) OVER ()::int AS total
-         FROM runs r JOIN analyses a ON a.id = r.analysis_id
-        WHERE r.analysis_id = $1
-        ORDER BY r.started_at DESC, r.id DESC
-        LIMIT $2`,
-      [ctx.analysis!.id, input.limit],
-    );
+    const rows = await ctx.db.query<RunRow & { total: number }>('SELECT * FROM api_runs($1::uuid, $2::integer)', [ctx.analysis!.id, input.limit]);
     const total = rows[0]?.total ?? 0;
     return {
       items: rows.map((r) => ({
@@ -146,14 +131,7 @@ export const getRun = defineRead({
   run: async (ctx, input) => {
     const latest = input.run === 'latest';
     if (!latest && !UUID.test(input.run)) throw new NotFound('run');
-    const [row] = await ctx.db.query<RunRow>(
-      `SELECT ${RUN_COLUMNS}
-         FROM runs r JOIN analyses a ON a.id = r.analysis_id
-        WHERE r.analysis_id = $1 ${latest ? '' : 'AND r.id = $2'}
-        ORDER BY r.started_at DESC, r.id DESC
-        LIMIT 1`,
-      latest ? [ctx.analysis!.id] : [ctx.analysis!.id, input.run.toLowerCase()],
-    );
+    const [row] = await ctx.db.query<RunRow>('SELECT * FROM api_run($1::uuid, $2::uuid)', [ctx.analysis!.id, latest ? null : input.run.toLowerCase()]);
     if (!row) throw new NotFound('run');
     const engines = row.engines ?? [];
     const sum = (k: 'expected' | 'collected' | 'extracted' | 'failed') => engines.reduce((s, e) => s + e[k], 0);

@@ -2,9 +2,8 @@ import * as z from 'zod';
 import { untrustedText, uuid } from '../../contracts/common.js';
 import { figureListOf, meanSchema, rateSchema } from '../../figures/contracts.js';
 import { figureInput, WINDOW_NOTE } from '../../figures/inputs.js';
-import { loadFigures, total } from '../../figures/load.js';
+import { callFigures, loadCommon, total, type CommonJson } from '../../figures/load.js';
 import { meanFigure, rateFigure } from '../../figures/stats.js';
-import { Params, segments } from '../../figures/window.js';
 import { defineRead } from '../types.js';
 
 const brandFigures = {
@@ -69,23 +68,15 @@ export const listCompetitors = defineRead({
   output: competitorListSchema,
   errors: ['analysis_not_found', 'invalid_request'],
   run: async (ctx, input) => {
-    const loaded = await loadFigures(ctx, input, 'last-run');
-    const { context, engines, res, info, periods } = loaded;
-    const p = new Params(ctx.analysis!.id);
-    const cols = 'brand, is_tracked, competitor_id, mentions, answers, position_sum, position_n';
-    const [rows, configured] = await Promise.all([
-      ctx.db.query<BrandRow>(
-        `SELECT period, brand, bool_or(is_tracked) AS is_tracked, (array_agg(competitor_id) FILTER (WHERE competitor_id IS NOT NULL))[1] AS competitor_id,
-                sum(mentions)::float8 AS mentions, sum(answers)::float8 AS answers, sum(position_sum)::float8 AS position_sum, sum(position_n)::float8 AS position_n
-           FROM (${segments(p, periods, { fine: 'fig_run_brand', month: 'fig_month_brand', cols })}) s
-          GROUP BY period, brand`,
-        p.values,
-      ),
-      ctx.db.query<{ id: string; name: string; domain: string | null }>(
-        'SELECT id, name, domain FROM competitors WHERE analysis_id = $1 ORDER BY name, id',
-        [ctx.analysis!.id],
-      ),
-    ]);
+    const raw = await callFigures<{ common: CommonJson; brands: BrandRow[] | null; configured: Array<{ id: string; name: string; domain: string | null }> }>(
+      ctx,
+      'api_fig_competitors',
+      input,
+      'last-run',
+    );
+    const { context, engines, res, info } = loadCommon(raw.common);
+    const rows = raw.brands ?? [];
+    const configured = raw.configured;
     const hasPrev = res.previous !== null;
     const by = [new Map<string, BrandRow>(), new Map<string, BrandRow>()];
     for (const r of rows) by[r.period]!.set(r.brand, r);

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { engineRef as engineRefSchema, figureListOf, headlineSchema } from '../../figures/contracts.js';
 import { figureInput, WINDOW_NOTE } from '../../figures/inputs.js';
-import { engineOrder, engineRef, headline, loadFigures, zeroSums } from '../../figures/load.js';
+import { callFigures, engineOrder, engineRef, headline, loadCommon, zeroSums, type CommonJson } from '../../figures/load.js';
 import { defineRead } from '../types.js';
 
 const engineItem = headlineSchema.extend({ engine: engineRefSchema }).describe('Headline metrics of one AI engine.');
@@ -22,7 +22,8 @@ export const listEngines = defineRead({
   output: engineListSchema,
   errors: ['analysis_not_found', 'invalid_request'],
   run: async (ctx, input) => {
-    const { context, engines, res, info } = await loadFigures(ctx, input, 'last-run');
+    const { common } = await callFigures<{ common: CommonJson }>(ctx, 'api_fig_metrics', input, 'last-run');
+    const { context, engines, res, info } = loadCommon(common);
     const items = [...engines[0].entries()].sort(engineOrder(info)).map(([key, cur]) => ({
       engine: engineRef(info, key),
       ...headline(cur, res.previous ? (engines[1].get(key) ?? zeroSums()) : null, info),

@@ -3,10 +3,9 @@ import { analysisParam, limitParam, uuid } from '../../contracts/common.js';
 import { NotFound } from '../../errors.js';
 import { engineRef as engineRefSchema, figureListOf, headlineSchema } from '../../figures/contracts.js';
 import { figureInput, figureWindow, WINDOW_NOTE } from '../../figures/inputs.js';
-import { addSums, engineRef, headline, loadFigures, MEASURE_COLS, SUM_MEASURES, zeroSums, type Sums } from '../../figures/load.js';
-import { Params, segments } from '../../figures/window.js';
+import { addSums, callFigures, engineRef, headline, loadCommon, sumsOf, zeroSums, type CommonJson, type Sums } from '../../figures/load.js';
 import { checkWindow } from '../../windows.js';
-import { defineRead, type ReadContext } from '../types.js';
+import { defineRead } from '../types.js';
 
 const NO_GROUP = '00000000-0000-0000-0000-000000000000';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -29,19 +28,6 @@ export const groupListSchema = figureListOf(
   'Prompt groups of the analysis with their headline metrics over the window, by name; the pseudo-group none (prompts in no group) last. Single page.',
 );
 
-/** Volumes of runs still extracting, which the aggregates do not hold yet: answers per key. */
-async function pendingAnswers(ctx: ReadContext, runs: string[], key: string, where = 'true', extra: unknown[] = []): Promise<Map<string, number>> {
-  if (runs.length === 0) return new Map();
-  const rows = await ctx.db.query<{ k: string; n: number }>(
-    `SELECT ${key} AS k, count(*)::int AS n
-       FROM answers x JOIN prompts p ON p.id = x.prompt_id
-      WHERE x.run_id = ANY ($1::uuid[]) AND ${where}
-      GROUP BY 1`,
-    [runs, ...extra],
-  );
-  return new Map(rows.map((r) => [r.k, r.n]));
-}
-
 export const listGroups = defineRead({
   name: 'list_groups',
   family: 'figures',
@@ -52,27 +38,18 @@ export const listGroups = defineRead({
   output: groupListSchema,
   errors: ['analysis_not_found', 'invalid_request'],
   run: async (ctx, input) => {
-    const { context, res, info, periods, unfinishedRuns } = await loadFigures(ctx, input, 'last-run');
-    const p = new Params(ctx.analysis!.id);
-    const [rows, groups, pending] = await Promise.all([
-      ctx.db.query<Sums & { period: number; group_key: string }>(
-        `SELECT period, group_key, ${SUM_MEASURES}
-           FROM (${segments(p, periods, { fine: 'fig_run_group', month: 'fig_month_group', cols: `group_key, ${MEASURE_COLS}` })}) s
-          GROUP BY period, group_key`,
-        p.values,
-      ),
-      ctx.db.query<{ id: string; name: string | null; prompts: number }>(
-        `SELECT g.id, g.name, (SELECT count(*)::int FROM prompts p WHERE p.analysis_id = g.analysis_id AND p.group_id = g.id) AS prompts
-           FROM prompt_groups g WHERE g.analysis_id = $1
-         UNION ALL
-         SELECT '${NO_GROUP}'::uuid, NULL, (SELECT count(*)::int FROM prompts p WHERE p.analysis_id = $1 AND p.group_id IS NULL)
-         ORDER BY 2 NULLS LAST, 1`,
-        [ctx.analysis!.id],
-      ),
-      pendingAnswers(ctx, unfinishedRuns, `coalesce(p.group_id, '${NO_GROUP}'::uuid)::text`),
-    ]);
+    const raw = await callFigures<{
+      common: CommonJson;
+      rows: Array<Sums & { period: number; group_key: string }> | null;
+      groups: Array<{ id: string; name: string | null; prompts: number }>;
+      pending: Record<string, number> | null;
+    }>(ctx, 'api_fig_groups', input, 'last-run');
+    const { context, res, info } = loadCommon(raw.common);
+    const rows = raw.rows ?? [];
+    const groups = raw.groups;
+    const pending = new Map(Object.entries(raw.pending ?? {}));
     const by = [new Map<string, Sums>(), new Map<string, Sums>()];
-    for (const r of rows) by[r.period]!.set(r.group_key, addSums(zeroSums(), r));
+    for (const r of rows) by[r.period]!.set(r.group_key, sumsOf(r));
     const items = groups.map((g) => {
       const cur = by[0]!.get(g.id) ?? zeroSums();
       const withPending = { ...cur, answers: cur.answers + (pending.get(g.id) ?? 0) };
@@ -123,50 +100,32 @@ export const listGroupPrompts = defineRead({
   output: groupPromptListSchema,
   errors: ['analysis_not_found', 'not_found', 'invalid_request'],
   run: async (ctx, input) => {
-    const analysisId = ctx.analysis!.id;
     const none = input.group === 'none';
     if (!none && !UUID.test(input.group)) throw new NotFound('group');
-    const groupCond = none ? 'p.group_id IS NULL' : 'p.group_id = $2::uuid';
-    const groupParams = none ? [analysisId] : [analysisId, input.group.toLowerCase()];
-    const [exists, page, loaded] = await Promise.all([
-      none
-        ? Promise.resolve([{ n: 1 }])
-        : ctx.db.query<{ n: number }>('SELECT 1 AS n FROM prompt_groups WHERE analysis_id = $1 AND id = $2::uuid', groupParams),
-      ctx.db.query<{ id: string; text: string; language: string; total: number }>(
-        `SELECT p.id, p.text, p.language, (SELECT count(*)::int FROM prompts p WHERE p.analysis_id = $1 AND ${groupCond}) AS total
-           FROM (SELECT 1) one LEFT JOIN LATERAL (
-             SELECT p.id, p.text, p.language, p.created_at FROM prompts p WHERE p.analysis_id = $1 AND ${groupCond}
-              ORDER BY p.created_at, p.id LIMIT ${input.limit} OFFSET ${input.offset}) p ON true
-          ORDER BY p.created_at, p.id`,
-        groupParams,
-      ),
-      loadFigures(ctx, input, 'last-run'),
+    const raw = await callFigures<
+      | { found: false; common: CommonJson }
+      | {
+          found: true;
+          common: CommonJson;
+          total: number;
+          prompts: Array<{ id: string; text: string; language: string }>;
+          rows: Array<Sums & { period: number; prompt_id: string; engine: string }> | null;
+          pending: Record<string, number> | null;
+        }
+    >(ctx, 'api_fig_group_prompts', input, 'last-run', [
+      { value: none ? null : input.group.toLowerCase(), type: 'uuid' },
+      { value: none, type: 'boolean' },
+      { value: input.limit, type: 'integer' },
+      { value: input.offset, type: 'integer' },
     ]);
-    if (exists.length === 0) throw new NotFound('group');
-    const { context, res, info, periods, unfinishedRuns } = loaded;
-    const prompts = page.filter((r) => r.id !== null);
-    const totalPrompts = page[0]?.total ?? 0;
-    const ids = prompts.map((r) => r.id);
-    const p = new Params(analysisId);
-    const idsParam = p.add(ids);
-    const [rows, pending] = await Promise.all([
-      ids.length === 0
-        ? Promise.resolve([])
-        : ctx.db.query<Sums & { period: number; prompt_id: string; engine: string }>(
-            `SELECT period, prompt_id, engine, ${SUM_MEASURES}
-               FROM (${segments(p, periods, {
-                 fine: 'fig_run_prompt',
-                 month: 'fig_month_prompt',
-                 cols: `prompt_id, engine, ${MEASURE_COLS}`,
-                 where: `prompt_id = ANY (${idsParam}::uuid[])`,
-               })}) s
-              GROUP BY period, prompt_id, engine`,
-            p.values,
-          ),
-      ids.length === 0 ? Promise.resolve(new Map<string, number>()) : pendingAnswers(ctx, unfinishedRuns, `x.prompt_id::text || '|' || x.engine`, 'x.prompt_id = ANY ($2::uuid[])', [ids]),
-    ]);
+    if (!raw.found) throw new NotFound('group');
+    const { context, res, info } = loadCommon(raw.common);
+    const prompts = raw.prompts;
+    const totalPrompts = raw.total;
+    const rows = raw.rows ?? [];
+    const pending = new Map(Object.entries(raw.pending ?? {}));
     const by = [new Map<string, Sums>(), new Map<string, Sums>()];
-    for (const r of rows) by[r.period]!.set(`${r.prompt_id}|${r.engine}`, addSums(zeroSums(), r));
+    for (const r of rows) by[r.period]!.set(`${r.prompt_id}|${r.engine}`, sumsOf(r));
     const items = prompts.map((pr) => {
       const seen = new Set(info.engines);
       for (const k of [...by[0]!.keys(), ...pending.keys()]) if (k.startsWith(`${pr.id}|`)) seen.add(k.slice(pr.id.length + 1));

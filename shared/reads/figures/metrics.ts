@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { contextSchema, headlineSchema } from '../../figures/contracts.js';
 import { figureInput, WINDOW_NOTE } from '../../figures/inputs.js';
-import { headline, loadFigures, total } from '../../figures/load.js';
+import { callFigures, headline, loadCommon, total, type CommonJson } from '../../figures/load.js';
 import { defineRead } from '../types.js';
 
 export const metricsSchema = z
@@ -20,7 +20,8 @@ export const getMetrics = defineRead({
   output: metricsSchema,
   errors: ['analysis_not_found', 'invalid_request'],
   run: async (ctx, input) => {
-    const { context, engines, res, info } = await loadFigures(ctx, input, 'last-run');
+    const { common } = await callFigures<{ common: CommonJson }>(ctx, 'api_fig_metrics', input, 'last-run');
+    const { context, engines, res, info } = loadCommon(common);
     return { context, metrics: headline(total(engines[0]), res.previous ? total(engines[1]) : null, info) };
   },
 });

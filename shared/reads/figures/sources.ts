@@ -2,9 +2,8 @@ import * as z from 'zod';
 import { analysisParam, limitParam, untrustedText } from '../../contracts/common.js';
 import { figureListOf, rateSchema } from '../../figures/contracts.js';
 import { figureWindow, WINDOW_NOTE } from '../../figures/inputs.js';
-import { loadFigures, total } from '../../figures/load.js';
+import { callFigures, loadCommon, total, type CommonJson } from '../../figures/load.js';
 import { rateFigure } from '../../figures/stats.js';
-import { Params, segments } from '../../figures/window.js';
 import { checkWindow } from '../../windows.js';
 import { defineRead } from '../types.js';
 
@@ -42,14 +41,14 @@ export const listSources = defineRead({
   output: sourceListSchema,
   errors: ['analysis_not_found', 'invalid_request'],
   run: async (ctx, input) => {
-    const { context, engines, res, info, periods } = await loadFigures(ctx, input, 'last-run');
-    const p = new Params(ctx.analysis!.id);
-    const rows = await ctx.db.query<{ period: number; domain: string; citations: number; answers: number }>(
-      `SELECT period, domain, sum(citations)::float8 AS citations, sum(answers)::float8 AS answers
-         FROM (${segments(p, periods, { fine: 'fig_run_domain', month: 'fig_month_domain', cols: 'domain, citations, answers' })}) s
-        GROUP BY period, domain HAVING sum(citations) > 0`,
-      p.values,
+    const raw = await callFigures<{ common: CommonJson; domains: Array<{ period: number; domain: string; citations: number; answers: number }> | null }>(
+      ctx,
+      'api_fig_sources',
+      input,
+      'last-run',
     );
+    const { context, engines, res, info } = loadCommon(raw.common);
+    const rows = raw.domains ?? [];
     const hasPrev = res.previous !== null;
     const cur = rows.filter((r) => r.period === 0).sort((a, b) => b.citations - a.citations || (a.domain < b.domain ? -1 : 1));
     const prev = rows.filter((r) => r.period === 1).sort((a, b) => b.citations - a.citations);

@@ -1,9 +1,9 @@
 import * as z from 'zod';
 import { analysisParam, day, uuid } from '../../contracts/common.js';
 import { contextSchema, headlineSchema, SOURCE_SHARE_NULL_REASONS } from '../../figures/contracts.js';
-import { headline, loadFigures, MEASURES, SUM_MEASURES, total, zeroSums, type Sums } from '../../figures/load.js';
+import { callFigures, headline, loadCommon, sumsOf, total, type CommonJson, type Sums } from '../../figures/load.js';
 import { mean, round } from '../../figures/stats.js';
-import { addDays, daysBetween, Params, runFilter } from '../../figures/window.js';
+import { addDays, daysBetween } from '../../figures/window.js';
 import { InvalidRequest } from '../../errors.js';
 import { checkWindow, windowParams } from '../../windows.js';
 import { defineRead } from '../types.js';
@@ -110,8 +110,11 @@ export const getMetricsTimeseries = defineRead({
   output: timeseriesSchema,
   errors: ['analysis_not_found', 'invalid_request'],
   run: async (ctx, input) => {
-    const loaded = await loadFigures(ctx, input, '30d');
-    const { context, engines, res, info } = loaded;
+    const raw = await callFigures<{
+      common: CommonJson;
+      days: Array<Sums & { day: string; id: string; state: string; pending: number | null; has_rows: boolean }> | null;
+    }>(ctx, 'api_fig_series', input, '30d');
+    const { context, engines, res, info } = loadCommon(raw.common);
     const cur = res.current;
     if (cur && daysBetween(cur.from, cur.to) > MAX_SERIES_DAYS) {
       throw new InvalidRequest(
@@ -121,17 +124,7 @@ export const getMetricsTimeseries = defineRead({
     }
     const summary = headline(total(engines[0]), res.previous ? total(engines[1]) : null, info);
     if (!cur) return { context, summary, points: [] };
-    const p = new Params(ctx.analysis!.id);
-    const rows = await ctx.db.query<Sums & { day: string; id: string; state: string; pending: number | null; has_rows: boolean }>(
-      `SELECT d.day, d.id, d.state, u.pending, s.*
-         FROM (SELECT DISTINCT ON (1) to_char(r.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, r.id, r.state
-                 FROM runs r
-                WHERE r.analysis_id = $1 AND r.collected_at IS NOT NULL AND ${runFilter(p, { kind: 'days', from: cur.from, to: cur.to })}
-                ORDER BY 1, r.started_at DESC, r.id DESC) d
-         LEFT JOIN LATERAL (SELECT count(*) > 0 AS has_rows, ${SUM_MEASURES} FROM fig_run_engine f WHERE f.run_id = d.id) s ON true
-         LEFT JOIN LATERAL (SELECT sum(e.collected)::int AS pending FROM run_engines e WHERE e.run_id = d.id AND d.state <> 'finished') u ON true`,
-      p.values,
-    );
+    const rows = raw.days ?? [];
     const byDay = new Map(rows.map((r) => [r.day, r]));
     const owned = info.ownedDomains.length > 0;
     const points: Point[] = [];
@@ -141,8 +134,7 @@ export const getMetricsTimeseries = defineRead({
         points.push({ day: d, state: 'no_run' });
         continue;
       }
-      const sums = zeroSums();
-      for (const m of MEASURES) sums[m] = Number(r[m] ?? 0);
+      const sums = sumsOf(r);
       if (!r.has_rows) sums.answers += r.pending ?? 0;
       const state = r.has_rows ? 'measured' : r.state === 'failed' ? 'extraction_failed' : 'extraction_late';
       points.push(ranPointOf(d, state, r.id, sums, owned));

@@ -18,10 +18,6 @@ const analysisSummary = z.object({
   created_at: timestamp,
 });
 
-const SUMMARY_COLUMNS = `
-  a.id, a.slug, a.name, a.created_at, b.id AS brand_id, b.name AS brand_name,
-  (SELECT max(r.collected_at) FROM runs r WHERE r.analysis_id = a.id) AS last_collected_at`;
-
 interface SummaryRow {
   id: string;
   slug: string;
@@ -56,14 +52,7 @@ export const listAnalyses = defineRead({
     const binding = { read: 'list_analyses', analysis: null, key: ctx.identity.key.id, window: '' };
     const after = input.cursor === undefined ? '' : z.string().parse(decodeCursor(ctx.cursorSecret, input.cursor, binding));
     const reach = ctx.identity.reach.map((a) => a.id);
-    const rows = await ctx.db.query<SummaryRow>(
-      `SELECT ${SUMMARY_COLUMNS}
-         FROM analyses a JOIN brands b ON b.id = a.brand_id
-        WHERE a.id = ANY ($1::uuid[]) AND a.slug COLLATE "C" > $2
-        ORDER BY a.slug COLLATE "C"
-        LIMIT $3`,
-      [reach, after, input.limit + 1],
-    );
+    const rows = await ctx.db.query<SummaryRow>('SELECT * FROM api_analyses($1::uuid[], $2::text, $3::integer)', [reach, after, input.limit + 1]);
     const page = rows.slice(0, input.limit);
     const more = rows.length > input.limit;
     const last = page[page.length - 1];
@@ -128,21 +117,7 @@ export const getAnalysis = defineRead({
   output: analysisSchema,
   errors: ['analysis_not_found'],
   run: async (ctx) => {
-    const [row] = await ctx.db.query<AnalysisRow>(
-      `SELECT ${SUMMARY_COLUMNS}, a.language, a.country, a.owned_domains, b.domain AS brand_domain,
-         (SELECT json_agg(json_build_object('key', e.key, 'name', e.name) ORDER BY array_position(a.engines, e.key))
-            FROM engines e WHERE e.key = ANY (a.engines)) AS engines,
-         (SELECT json_agg(json_build_object('id', c.id, 'name', c.name, 'domain', c.domain) ORDER BY c.name, c.id)
-            FROM competitors c WHERE c.analysis_id = a.id) AS competitors,
-         (SELECT count(*)::int FROM prompts p WHERE p.analysis_id = a.id) AS prompts,
-         (SELECT count(*)::int FROM prompt_groups g WHERE g.analysis_id = a.id) AS groups,
-         (SELECT json_build_object('id', r.id, 'state', r.state, 'started_at', r.started_at,
-                                   'collected_at', r.collected_at, 'finished_at', r.finished_at)
-            FROM runs r WHERE r.analysis_id = a.id ORDER BY r.started_at DESC, r.id DESC LIMIT 1) AS latest_run
-       FROM analyses a JOIN brands b ON b.id = a.brand_id
-      WHERE a.id = $1`,
-      [ctx.analysis!.id],
-    );
+    const [row] = await ctx.db.query<AnalysisRow>('SELECT * FROM api_analysis($1::uuid)', [ctx.analysis!.id]);
     if (!row) throw new Error(`analysis ${ctx.analysis!.id} vanished between reach and read`);
     return {
       ...summary(row),
