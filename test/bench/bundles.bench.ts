@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { toApiGatewayEvent } from '../../shared/local/adapter.js';
@@ -9,15 +9,18 @@ import { createBudgetTable, startBudgetStore, startStore } from '../../shared/lo
 import { stats, table } from './harness.js';
 
 /**
- * Each Lambda bundled as CDK bundles it (lib/constructs/service-function.ts: ESM, minified, source
- * maps, the DynamoDB client bundled), then imported by a fresh `node` process that serves one request
- * against the local stack. An empty handler bundled the same way is the yardstick.
+ * Each Lambda bundled as CDK bundles it (lib/constructs/service-function.ts: ESM, minified, the DynamoDB
+ * client bundled), then started by a fresh `node` process that serves one request against the local
+ * stack. Yardsticks: an empty handler, and the irreducible-dependency handler (pg, the DynamoDB client and
+ * zod imported, a pool and a client built, nothing of ours). Each function runs twice: with source maps
+ * enabled at run time (NODE_OPTIONS=--enable-source-maps) and without, to decide whether to enable them.
  */
 const run = promisify(execFile);
 const OUT = '.local/bundles';
-const RUNS = 7;
+const RUNS = Number(process.env.BENCH_COLD_RUNS ?? 9);
 const entries: Record<string, { entry: string; method: string; path: string; body?: string }> = {
   empty: { entry: 'test/bench/empty-handler.ts', method: 'GET', path: '/api/v1/me' },
+  irreducible: { entry: 'test/bench/irreducible-handler.ts', method: 'GET', path: '/api/v1/me' },
   identity: { entry: 'functions/identity/handler.ts', method: 'GET', path: '/api/v1/me' },
   figures: { entry: 'functions/figures/handler.ts', method: 'GET', path: '/api/v1/analyses/{collected}/metrics' },
   catalog: { entry: 'functions/catalog/handler.ts', method: 'GET', path: '/api/v1/analyses/{collected}/runs' },
@@ -25,15 +28,24 @@ const entries: Record<string, { entry: string; method: string; path: string; bod
   openapi: { entry: 'functions/openapi/handler.ts', method: 'GET', path: '/api/v1/openapi.json' },
 };
 
+/** Start to first response = performance.now() when the first response is back (its origin is the process start). */
 const PROBE = `
 const t0 = performance.now();
 const mod = await import(process.argv[2]);
 const t1 = performance.now();
 const res = await mod.handler(JSON.parse(process.env.PROBE_EVENT), { awsRequestId: 'probe', getRemainingTimeInMillis: () => 10000 });
 const t2 = performance.now();
-console.log(JSON.stringify({ importMs: t1 - t0, firstMs: t2 - t1, status: res.statusCode }));
+console.log(JSON.stringify({ bootMs: t0, importMs: t1 - t0, firstMs: t2 - t1, startToFirstMs: t2, status: res.statusCode }));
 process.exit(0);
 `;
+
+interface Sample {
+  bootMs: number;
+  importMs: number;
+  firstMs: number;
+  startToFirstMs: number;
+  status: number;
+}
 
 export default async function bundles(): Promise<string> {
   await mkdir(OUT, { recursive: true });
@@ -54,12 +66,11 @@ export default async function bundles(): Promise<string> {
     POWERTOOLS_METRICS_DISABLED: 'true',
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };
-  const rows: Array<Record<string, string | number>> = [];
-  let emptyImport = 0;
-  let emptyWall = 0;
+  const results: Record<string, Record<'maps' | 'plain', { size: number; samples: Sample[] }>> = {};
+  const reads: Record<string, string[]> = {};
   for (const [name, spec] of Object.entries(entries)) {
     const outfile = join(OUT, `${name}.mjs`);
-    await build({
+    const built = await build({
       entryPoints: [spec.entry],
       outfile,
       bundle: true,
@@ -68,11 +79,13 @@ export default async function bundles(): Promise<string> {
       target: 'node20',
       minify: true,
       sourcemap: true,
+      metafile: true,
       mainFields: ['module', 'main'],
       banner: { js: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);" },
       external: ['@aws-sdk/client-secrets-manager', 'pg-native'],
       logLevel: 'error',
     });
+    reads[name] = Object.keys(built.metafile.inputs).filter((i) => /^shared\/reads\/\w+\/(?!index)[\w-]+\.ts$/.test(i));
     const size = (await stat(outfile)).size;
     const path = spec.path.replace('{collected}', store.manifest!.analyses.collected);
     const { event } = toApiGatewayEvent({
@@ -81,43 +94,40 @@ export default async function bundles(): Promise<string> {
       rawHeaders: ['authorization', `Bearer ${key}`, 'content-type', 'application/json', 'accept', 'application/json, text/event-stream'],
       body: spec.body ?? '',
     });
-    const imports: number[] = [];
-    const walls: number[] = [];
-    const firsts: number[] = [];
-    let status = 0;
+    results[name] = { maps: { size, samples: [] }, plain: { size, samples: [] } };
+    // Interleaved, so a burst of load on the shared machine hits both variants alike.
     for (let i = 0; i < RUNS; i += 1) {
-      // Asynchronous on purpose: the embedded stores run in this process and must keep answering.
-      const started = performance.now();
-      const child = await run(process.execPath, [join(OUT, 'probe.mjs'), `./${name}.mjs`], {
-        env: { ...env, PROBE_EVENT: JSON.stringify(event) },
-        encoding: 'utf8',
-      });
-      walls.push(performance.now() - started);
-      const line = child.stdout.trim().split('\n').pop() ?? '';
-      const out = JSON.parse(line) as { importMs: number; firstMs: number; status: number };
-      imports.push(out.importMs);
-      firsts.push(out.firstMs);
-      status = out.status;
+      for (const variant of ['maps', 'plain'] as const) {
+        // Asynchronous on purpose: the embedded stores run in this process and must keep answering.
+        const child = await run(process.execPath, [join(OUT, 'probe.mjs'), `./${name}.mjs`], {
+          env: { ...env, PROBE_EVENT: JSON.stringify(event), NODE_OPTIONS: variant === 'maps' ? '--enable-source-maps' : '' },
+          encoding: 'utf8',
+        });
+        const line = child.stdout.trim().split('\n').pop() ?? '';
+        results[name]![variant].samples.push(JSON.parse(line) as Sample);
+      }
     }
-    const imp = stats(imports).p50;
-    const wall = stats(walls).p50;
-    if (name === 'empty') {
-      emptyImport = imp;
-      emptyWall = wall;
-    }
-    rows.push({
-      function: name,
-      'bundle KiB (minified)': Math.round(size / 102.4) / 10,
-      '≤ 1 MiB': size <= 1024 * 1024 ? 'yes' : 'NO',
-      'import p50 ms': imp,
-      'import / empty': name === 'empty' ? 1 : Math.round((imp / emptyImport) * 100) / 100,
-      'first request p50 ms': stats(firsts).p50,
-      'whole process p50 ms': wall,
-      'process / empty': name === 'empty' ? 1 : Math.round((wall / emptyWall) * 100) / 100,
-      status,
-    });
   }
   await budget.close();
   await store.close();
-  return `${table(rows)}\n\n${RUNS} fresh \`node ${process.version}\` processes per function; import = \`await import(bundle)\`, first request = one call against the local stack (cold pool, cold budget client); whole process = spawn to exit of that node process.`;
+
+  const p50 = (name: string, variant: 'maps' | 'plain', k: keyof Sample) => stats(results[name]![variant].samples.map((s) => s[k])).p50;
+  const rows = Object.keys(entries).map((name) => {
+    const r = results[name]!;
+    const status = r.plain.samples.every((s) => s.status === 200) ? 200 : r.plain.samples.find((s) => s.status !== 200)?.status;
+    return {
+      function: name,
+      'bundle KiB': Math.round(r.plain.size / 102.4) / 10,
+      'reads bundled': name in { identity: 1, figures: 1, catalog: 1, mcp: 1 } ? reads[name]!.length : '-',
+      'import ms': p50(name, 'plain', 'importMs'),
+      'first request ms': p50(name, 'plain', 'firstMs'),
+      'start to first response ms': p50(name, 'plain', 'startToFirstMs'),
+      '÷ irreducible': Math.round((p50(name, 'plain', 'startToFirstMs') / p50('irreducible', 'plain', 'startToFirstMs')) * 100) / 100,
+      'with source maps ms': p50(name, 'maps', 'startToFirstMs'),
+      'maps ÷ irreducible': Math.round((p50(name, 'maps', 'startToFirstMs') / p50('irreducible', 'plain', 'startToFirstMs')) * 100) / 100,
+      status: status ?? 200,
+    };
+  });
+  const manifest = JSON.parse(await readFile('package.json', 'utf8')) as { name: string };
+  return `${table(rows)}\n\n${RUNS} fresh \`node ${process.version}\` processes per function and variant (${manifest.name}), medians; start to first response = from process start to the first response back (import + first request against the local stack: cold pool, cold budget client); "with source maps" = the same bundle under NODE_OPTIONS=--enable-source-maps.`;
 }

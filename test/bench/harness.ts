@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { freshTableName, localConfig, startApi, type LocalApi } from '../../shared/local/stack.js';
 import { createBudgetTable, startBudgetStore, startStore, withUser, type LocalBudgetStore, type LocalStore } from '../../shared/local/stores.js';
+import { migrate } from '../../shared/store/migrate.js';
 import type { Queryable } from '../../shared/store/queryable.js';
 
 /** The machine's PostgreSQL server (trust auth); BENCH_PG_URL overrides. */
@@ -46,13 +47,13 @@ export function getter(api: LocalApi, key: string) {
  * A database on the PostgreSQL server, created and filled once by `fill` and then reused by later
  * benchmark runs (a marker table records that the fill completed).
  */
-export async function serverDatabase(name: string, fill: (db: Queryable) => Promise<void>): Promise<string> {
-  const admin = new pg.Client({ connectionString: SERVER_URL });
+export async function serverDatabase(name: string, fill: (db: Queryable) => Promise<void>, server = SERVER_URL): Promise<string> {
+  const admin = new pg.Client({ connectionString: server });
   await admin.connect();
   const exists = (await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount === 1;
   if (!exists) await admin.query(`CREATE DATABASE ${name}`);
   await admin.end();
-  const url = new URL(SERVER_URL);
+  const url = new URL(server);
   url.pathname = `/${name}`;
   const db = new pg.Client({ connectionString: url.toString() });
   await db.connect();
@@ -66,6 +67,8 @@ export async function serverDatabase(name: string, fill: (db: Queryable) => Prom
       await db.query('ANALYZE');
       console.log(`filled ${name} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     }
+    // A database filled before a later migration is brought up to date, as a deploy would.
+    await migrate(db);
   } finally {
     await db.end();
   }

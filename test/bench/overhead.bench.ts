@@ -1,0 +1,246 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { localConfig, startApi, type LocalApi } from '../../shared/local/stack.js';
+import { largeManifest, seedLarge } from '../../shared/store/large.js';
+import { migrate } from '../../shared/store/migrate.js';
+import { measure, serverDatabase, stats, table, withUser } from './harness.js';
+import { startPrivatePg } from './private-pg.js';
+
+/**
+ * What a call costs beyond its own SQL (issue 13), on the 1-year dataset in a PostgreSQL cluster of the
+ * bench's own (pg_stat_statements loaded), with the budget counter (dynalite) in a process of its own:
+ *
+ *  1. database time per call, as the server counts it (planning + execution, pg_stat_statements), of the
+ *     statements a read sends, against the very same statements prepared (named, planned once);
+ *  2. end to end p50 through the local HTTP adapter (key, budget, validation, read, JSON) against the
+ *     bare SQL: the same statements, prepared, from a pg client, one after the other;
+ *  3. throughput under load against a bare node:http + pg server answering the same JSON
+ *     (test/bench/bare-server.ts), with each process's CPU.
+ */
+const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 200);
+const LOAD_SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 10);
+const here = (f: string) => fileURLToPath(new URL(f, import.meta.url));
+
+interface Statement {
+  text: string;
+  params: unknown[];
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc. */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** Every process of a PostgreSQL cluster: the postmaster and its children (backends, workers). */
+function clusterPids(postmaster: number): number[] {
+  const children = readFileSync(`/proc/${postmaster}/task/${postmaster}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  return [postmaster, ...children];
+}
+
+function spawnJsonChild(file: string, env: Record<string, string>): Promise<{ proc: ChildProcess; info: Record<string, unknown> }> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', file], {
+    env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    proc.once('exit', (code) => reject(new Error(`${file} exited with ${code}`)));
+    createInterface({ input: proc.stdout! }).once('line', (line) => resolve({ proc, info: JSON.parse(line) as Record<string, unknown> }));
+  });
+}
+
+/** A keep-alive GET with node:http, lighter than fetch, so the client's own cost stays small. */
+function getter(base: string, key: string) {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const url = new URL(base);
+  return (path: string) =>
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request({ host: url.hostname, port: url.port, path: `${url.pathname}${path}`, agent, headers: { authorization: `Bearer ${key}` } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+}
+
+export default async function run(): Promise<string> {
+  const cluster = await startPrivatePg();
+  const procs: ChildProcess[] = [];
+  let api: LocalApi | undefined;
+  try {
+    const m = largeManifest({ years: 1 });
+    const ownerUrl = await serverDatabase('geo_bench_1y', async (db) => {
+      await migrate(db);
+      await seedLarge(db, { years: 1 });
+    }, cluster.url('postgres'));
+    const owner = new pg.Client({ connectionString: ownerUrl });
+    await owner.connect();
+    await owner.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+    const readerUrl = withUser(ownerUrl, 'geo_reader');
+
+    const budget = await spawnJsonChild(here('./budget-server.ts'), { BUDGET_TABLE: 'geo-budget-bench' });
+    procs.push(budget.proc);
+    const budgetEndpoint = budget.info.endpoint as string;
+    const ceilings = JSON.stringify({ growth: 1_000_000_000, tiny: 1_000_000_000 });
+    api = await startApi(localConfig(readerUrl, budgetEndpoint, { BUDGET_TABLE: 'geo-budget-bench', LOG_LEVEL: 'SILENT', PLAN_CEILINGS: ceilings }));
+
+    // The statements each call sends, captured on the service's own pool.
+    const captured: Statement[] = [];
+    const db = api.services.db as { query: (text: string, params?: unknown[]) => Promise<unknown[]> };
+    const query = db.query.bind(db);
+    db.query = async (text, params = []) => {
+      captured.push({ text, params });
+      return query(text, params);
+    };
+    const get = getter(api.baseUrl, m.secret);
+    const a = `/analyses/${m.analysisSlug}`;
+    const ok = async (path: string) => {
+      const r = await get(path);
+      if (r.status !== 200) throw new Error(`${path}: ${r.status} ${r.body.slice(0, 200)}`);
+      return r.body;
+    };
+    const from30 = new Date(Date.parse(`${m.endDate}T00:00:00Z`) - 29 * 86_400_000).toISOString().slice(0, 10);
+    const firstAnswer = (JSON.parse(await ok(`${a}/answers?from=${from30}&to=${m.endDate}&limit=1`)) as { items: Array<{ id: string }> }).items[0]!.id;
+    const cases: Array<[string, string, string]> = [
+      ['1', '/me', 'identity'],
+      ['2', '/analyses', 'identity'],
+      ['3', a, 'identity'],
+      ['4', `${a}/metrics?window=30d`, 'figures'],
+      ['4', `${a}/metrics?window=all`, 'figures'],
+      ['5', `${a}/metrics/timeseries?window=30d`, 'figures'],
+      ['5', `${a}/metrics/timeseries?window=all`, 'figures'],
+      ['6', `${a}/engines?window=30d`, 'figures'],
+      ['7', `${a}/competitors?window=30d`, 'figures'],
+      ['8', `${a}/sources?window=30d`, 'figures'],
+      ['9', `${a}/groups?window=30d`, 'figures'],
+      ['10', `${a}/groups/${m.groupIds[0]}/prompts?window=30d`, 'figures'],
+      ['11', `${a}/prompts`, 'catalog'],
+      ['12', `${a}/runs`, 'catalog'],
+      ['13', `${a}/runs/latest`, 'catalog'],
+      ['14', `${a}/answers?from=${from30}&to=${m.endDate}`, 'catalog'],
+      ['15', `${a}/answers/${firstAnswer}`, 'catalog'],
+    ];
+
+    const reader = new pg.Client({ connectionString: readerUrl });
+    await reader.connect();
+    const replay = async (stmts: Statement[], prepared: boolean, tag: string) => {
+      for (const [i, s] of stmts.entries()) await reader.query(prepared ? { name: `${tag}_${i}`, text: s.text, values: s.params } : { text: s.text, values: s.params });
+    };
+    /** Server time per call (ms) of the statements, from pg_stat_statements, after `n` calls. */
+    const serverTime = async (stmts: Statement[], prepared: boolean, tag: string, n: number) => {
+      for (let i = 0; i < 10; i += 1) await replay(stmts, prepared, tag);
+      await owner.query('SELECT pg_stat_statements_reset()');
+      for (let i = 0; i < n; i += 1) await replay(stmts, prepared, tag);
+      const { rows } = await owner.query<{ ms: number }>(
+        `SELECT coalesce(sum(total_plan_time + total_exec_time), 0)::float8 / $1 AS ms
+           FROM pg_stat_statements s JOIN pg_roles r ON r.oid = s.userid
+          WHERE r.rolname = 'geo_reader' AND s.query LIKE '%api\\_%'`,
+        [n],
+      );
+      return rows[0]!.ms;
+    };
+    const round = (x: number, d = 3) => Math.round(x * 10 ** d) / 10 ** d;
+
+    const rows: Array<Record<string, string | number>> = [];
+    for (const [n, path, family] of cases) {
+      const e2e = await measure(() => ok(path), SAMPLES, 20);
+      captured.length = 0;
+      await ok(path);
+      const stmts = [...captured];
+      const tag = `c${rows.length}`;
+      const bare = await measure(() => replay(stmts, true, tag), SAMPLES, 20);
+      const dbUnnamed = await serverTime(stmts, false, tag, SAMPLES);
+      const dbPrepared = await serverTime(stmts, true, tag, SAMPLES);
+      rows.push({
+        read: n,
+        call: `GET ${path.replace(a, '/analyses/{a}').replace(/answers\/[0-9a-f-]{36}/, 'answers/{id}').replace(/prompts\?.*/, 'prompts?window=30d').replace(/from=[\d-]+&to=[\d-]+/, 'last 30 days')}`,
+        family,
+        statements: stmts.length,
+        'db ms/call': round(dbUnnamed),
+        'db ms prepared': round(dbPrepared),
+        'db ÷ prepared': round(dbUnnamed / dbPrepared, 2),
+        'e2e p50 ms': e2e.p50,
+        'bare SQL p50 ms': bare.p50,
+        'e2e ÷ bare SQL': round(e2e.p50 / bare.p50, 2),
+      });
+    }
+
+    // The budget UpdateItem alone, as the service sends it, against the same dynalite.
+    const budgetCall = await measure(() => api!.services.counter.consume('bench-budget-alone', 1_000_000_000), SAMPLES, 20);
+
+    // Throughput: the service as its own process, against the bare server, each under the same load.
+    const service = await spawnJsonChild(fileURLToPath(new URL('../../scripts/load/server.ts', import.meta.url)), {
+      LOAD_READER_URL: readerUrl,
+      LOAD_DYNAMODB_ENDPOINT: budgetEndpoint,
+      LOAD_BUDGET_TABLE: 'geo-budget-bench',
+      PLAN_CEILINGS: ceilings,
+    });
+    procs.push(service.proc);
+    const bareServer = await spawnJsonChild(here('./bare-server.ts'), { BARE_DATABASE_URL: readerUrl });
+    procs.push(bareServer.proc);
+    const postmaster = Number(readFileSync('.local/bench-pg/data/postmaster.pid', 'utf8').split('\n')[0]);
+    const load: Array<Record<string, string | number>> = [];
+    for (const [label, path] of [['metrics 30d', `/api/v1${a}/metrics?window=30d`], ['/me', '/api/v1/me']] as const) {
+      const rps: Record<string, number[]> = { service: [], bare: [] };
+      const cpu: Record<string, Record<string, number>> = { service: {}, bare: {} };
+      for (let round = 0; round < 2; round += 1) {
+        for (const [who, target] of [['service', service], ['bare', bareServer]] as const) {
+          const url = `${target.info.url as string}${path}`;
+          await autocannon({ url, connections: 8, duration: 2, headers: { authorization: `Bearer ${m.secret}` } });
+          const pids = { server: target.proc.pid!, budget: budget.proc.pid!, postgres: postmaster };
+          const before = { server: cpuSeconds(pids.server), budget: cpuSeconds(pids.budget), postgres: clusterPids(postmaster).reduce((s, p) => s + cpuSeconds(p), 0) };
+          const result = await autocannon({ url, connections: 8, duration: LOAD_SECONDS, headers: { authorization: `Bearer ${m.secret}` } });
+          if (result.non2xx > 0 || result.errors > 0) throw new Error(`${who} ${label}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+          const after = { server: cpuSeconds(pids.server), budget: cpuSeconds(pids.budget), postgres: clusterPids(postmaster).reduce((s, p) => s + cpuSeconds(p), 0) };
+          rps[who]!.push(result.requests.average);
+          const calls = result.requests.total;
+          for (const k of ['server', 'budget', 'postgres'] as const) cpu[who]![k] = ((after[k] - before[k]) / calls) * 1000 * 1000;
+        }
+      }
+      const s = stats(rps.service!).p50;
+      const b = stats(rps.bare!).p50;
+      load.push({
+        call: label,
+        'service req/s': s,
+        'bare req/s': b,
+        'service ÷ bare': round(s / b, 2),
+        'service CPU µs/call (API / budget store / PostgreSQL)': `${Math.round(cpu.service!.server!)} / ${Math.round(cpu.service!.budget!)} / ${Math.round(cpu.service!.postgres!)}`,
+        'bare CPU µs/call (server / PostgreSQL)': `${Math.round(cpu.bare!.server!)} / ${Math.round(cpu.bare!.postgres!)}`,
+      });
+    }
+    await reader.end();
+    await owner.end();
+    return [
+      `1-year dataset (${m.analysisSlug}) in the bench's own PostgreSQL ${(await pgVersion(ownerUrl))} cluster with pg_stat_statements; budget counter (dynalite) in its own process; ${SAMPLES} sequential calls per line after 20 warm-up calls.`,
+      '',
+      table(rows),
+      '',
+      `db ms/call: the server's planning + execution time per call (pg_stat_statements) of the statements as the service sends them (unnamed); prepared: the same statements as named prepared statements. bare SQL: those statements prepared, from a pg client, client-side. The budget UpdateItem alone, from the service's own client: p50 ${budgetCall.p50} ms.`,
+      '',
+      table(load),
+      '',
+      `autocannon, 8 connections, ${LOAD_SECONDS} s per run after 2 s of warm-up, two alternating runs each, median requests/s; CPU from /proc per call served.`,
+    ].join('\n');
+  } finally {
+    await api?.close();
+    for (const p of procs) p.kill('SIGTERM');
+    await cluster.stop();
+  }
+}
+
+async function pgVersion(url: string): Promise<string> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return (await c.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0]!.v.split(' ')[0] as string;
+  } finally {
+    await c.end();
+  }
+}
