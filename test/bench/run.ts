@@ -11,6 +11,7 @@ const sections: Record<string, () => Promise<{ default: () => Promise<string> }>
   catalog: () => import('./catalog.bench.js'),
   bundles: () => import('./bundles.bench.js'),
   overhead: () => import('./overhead.bench.js'),
+  sizes: () => import('./sizes.bench.js'),
 };
 
 const wanted = process.argv.slice(2);
