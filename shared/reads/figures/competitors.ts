@@ -26,7 +26,7 @@ const competitorItem = z
     name: untrustedText('the brand’s name: as configured for a direct competitor, as named in AI answers for an indirect one.'),
     kind: z.enum(['direct', 'indirect']).describe('direct: configured competitor of the analysis; indirect: discovered in answers, not configured.'),
     competitor_id: uuid.nullable().describe('Identifier of a direct competitor; null for indirect ones.'),
-    domain: z.string().nullable(),
+    domain: z.string().nullable().describe('Web domain of a direct competitor, as configured; null when none is configured, and for indirect competitors.'),
     ...brandFigures,
   })
   .meta({ id: 'competitor', description: 'A competing brand. Direct competitors are listed even at 0 mentions; indirect ones when named in the window.' });
