@@ -18,8 +18,18 @@ function daysBefore(n: number): string {
 /** Values that depend on when the examples were made, not on the data: fixed so that a rerun writes the same bytes. */
 const LAST_USED_AT = `${EXAMPLE_END_DATE}T09:30:00.000Z`;
 
+/**
+ * The demo keys expire a year after the demo's last day, and the examples must still be made after that:
+ * while they are made, keys expire this many years later (owner write, before the service role takes
+ * over), and the key shown gets its seeded expiry back.
+ */
+const KEY_LIFE_EXTENSION_YEARS = 50;
+
+const shiftYears = (iso: string, years: number) => `${String(Number(iso.slice(0, 4)) + years).padStart(4, '0')}${iso.slice(4)}`;
+
 function normalise(body: any): any {
   if (body?.key?.last_used_at) body.key.last_used_at = LAST_USED_AT;
+  if (body?.key?.expires_at) body.key.expires_at = shiftYears(body.key.expires_at, -KEY_LIFE_EXTENSION_YEARS);
   // The budget left depends on the calls made before in the same minute: shown as after a first call.
   const budget = body?.rate_limit;
   const ceiling = budget?.per_minute ?? budget?.limit;
@@ -86,7 +96,13 @@ export async function generateExamples(): Promise<Examples> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const { startStore, startBudgetStore, createBudgetTable } = await import('../shared/local/stores.js');
   const { startApi, localConfig } = await import('../shared/local/stack.js');
-  const store = await startStore({ seed: true, endDate: EXAMPLE_END_DATE });
+  const store = await startStore({
+    seed: true,
+    endDate: EXAMPLE_END_DATE,
+    extra: async (db) => {
+      await db.query(`UPDATE api_keys SET expires_at = expires_at + interval '${KEY_LIFE_EXTENSION_YEARS} years'`);
+    },
+  });
   const budget = await startBudgetStore();
   try {
     await createBudgetTable(budget.endpoint, 'geo-budget-examples');
