@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { setPriority } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { LocalPage, LocalPages } from '../local/adapter.js';
 import { OPENAPI_FILE } from './serialize.js';
@@ -81,6 +82,8 @@ function run(args: string[], cwd: string): Promise<void> {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     running.add(child);
+    // Background work: under npm start it must not slow the store and the API starting beside it.
+    if (child.pid !== undefined) setPriority(child.pid, 10);
     child.on('exit', () => running.delete(child));
     let log = '';
     child.stdout.on('data', (c: Buffer) => (log += c.toString()));
