@@ -19,12 +19,61 @@ export interface Converted {
  */
 export function convert(schema: z.ZodType, io: 'input' | 'output', refPrefix: string): Converted {
   const raw = z.toJSONSchema(schema, { io, unrepresentable: 'throw' }) as JsonSchema;
-  const text = JSON.stringify(raw).replaceAll('"#/$defs/', `"${refPrefix}`);
+  const text = JSON.stringify(tidy(raw)).replaceAll('"#/$defs/', `"${refPrefix}`);
   const { $schema: _schema, $defs, ...rest } = JSON.parse(text) as JsonSchema & { $defs?: Record<string, JsonSchema> };
   const defs = { ...($defs ?? {}) };
   const id = (z.globalRegistry.get(schema) as { id?: string } | undefined)?.id;
   const root = id !== undefined && rest.$ref === `${refPrefix}${id}` ? (defs[id] as JsonSchema) : rest;
   return { root, defs, id };
+}
+
+const isNull = (s: unknown): boolean => {
+  const o = s as JsonSchema;
+  return typeof o === 'object' && o !== null && o.type === 'null' && Object.keys(o).length === 1;
+};
+
+/**
+ * The nullable form as readers see it. zod writes `.nullable().describe(d)` as `{anyOf: [X, {type: null}],
+ * description: d}`, and renderers (Redoc, checked in headless Chromium) then show X's own description
+ * (the generic "ISO 8601 UTC timestamp...") instead of the field's. So:
+ * - an inline X of one type becomes `{type: [T, "null"], ...X, description}`: one schema, the field's
+ *   description on it ("string or null" in Redoc); an enum (or const) gets null among its values;
+ * - a named X (`$ref`) keeps the anyOf, with the field's description also on the reference itself,
+ *   where Redoc reads it.
+ */
+function nullable(node: JsonSchema): JsonSchema {
+  const { anyOf, ...outer } = node;
+  if (!Array.isArray(anyOf) || anyOf.length !== 2 || !isNull(anyOf[1]) || isNull(anyOf[0])) return node;
+  const inner = anyOf[0] as JsonSchema;
+  const description = outer.description ?? inner.description;
+  if (typeof inner.$ref === 'string') {
+    return outer.description === undefined ? node : { ...outer, anyOf: [{ $ref: inner.$ref, description }, { type: 'null' }] };
+  }
+  if (typeof inner.type !== 'string' || 'anyOf' in inner || 'oneOf' in inner || 'allOf' in inner) return node;
+  const { const: constant, enum: values, ...rest } = inner;
+  const choices = Array.isArray(values) ? [...values, null] : constant !== undefined ? [constant, null] : undefined;
+  return {
+    ...rest,
+    ...outer,
+    type: [inner.type, 'null'],
+    ...(choices ? { enum: choices } : {}),
+    ...(description === undefined ? {} : { description }),
+  };
+}
+
+/** zod's `.int()` states JavaScript's safe-integer range as bounds; as documentation they are noise. */
+const SAFE = Number.MAX_SAFE_INTEGER;
+
+/** Rewrites zod's JSON Schema into the forms renderers and generated clients read well (same meaning). */
+function tidy(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(tidy);
+  if (typeof value !== 'object' || value === null) return value;
+  const node = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, tidy(v)])) as JsonSchema;
+  if (node.type === 'integer' || (Array.isArray(node.type) && node.type.includes('integer'))) {
+    if (node.maximum === SAFE) delete node.maximum;
+    if (node.minimum === -SAFE) delete node.minimum;
+  }
+  return nullable(node);
 }
 
 /**

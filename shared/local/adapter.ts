@@ -7,6 +7,10 @@ import { DEFAULT_ROUTE_KEY, DEFAULT_TARGET, matchPath, routeKey, routes, type Ta
 export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 export type Handlers = Record<Target, LambdaHandler>;
 
+/** A page only the local server serves (GET, exact path), outside the API: e.g. the reference at /docs. */
+export type LocalPage = () => Promise<{ status: number; headers: Record<string, string>; body: string | Buffer }>;
+export type LocalPages = Record<string, LocalPage>;
+
 /** Lambda's synchronous payload limit; beyond it API Gateway + Lambda refuse before our code runs. */
 const MAX_BODY_BYTES = 6 * 1024 * 1024;
 
@@ -119,9 +123,21 @@ async function readBody(req: IncomingMessage): Promise<string | null> {
 }
 
 /** A small HTTP server standing in for API Gateway in front of the same Lambda handlers. */
-export async function startHttp(handlers: Handlers, port = 0, host = '127.0.0.1'): Promise<{ server: Server; url: string; close(): Promise<void> }> {
+export async function startHttp(
+  handlers: Handlers,
+  port = 0,
+  host = '127.0.0.1',
+  pages: LocalPages = {},
+): Promise<{ server: Server; url: string; close(): Promise<void> }> {
   const server = createServer(async (req, res) => {
     try {
+      const page = req.method === 'GET' ? pages[new URL(req.url ?? '/', 'http://localhost').pathname] : undefined;
+      if (page) {
+        const { status, headers, body } = await page();
+        res.writeHead(status, headers);
+        res.end(body);
+        return;
+      }
       const body = await readBody(req);
       if (body === null) {
         res.writeHead(413, { 'content-type': 'application/json; charset=utf-8' });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { parseConfig, type Config } from '../config.js';
 import { createServices, type Services } from '../services.js';
-import { startHttp } from './adapter.js';
+import { startHttp, type LocalPages } from './adapter.js';
 import { createHandlers } from './handlers.js';
 
 /** A dev-only cursor key; deployed stacks take CURSOR_SECRET from Secrets Manager. */
@@ -26,10 +26,13 @@ export interface LocalApi {
   close(): Promise<void>;
 }
 
-/** Serves the API over HTTP through the local adapter, with its own clients (one "Lambda instance"). */
-export async function startApi(cfg: Config, port = 0, host = '127.0.0.1'): Promise<LocalApi> {
+/**
+ * Serves the API over HTTP through the local adapter, with its own clients (one "Lambda instance"),
+ * plus any local-only `pages` (npm start: the reference page at /docs).
+ */
+export async function startApi(cfg: Config, port = 0, host = '127.0.0.1', pages: LocalPages = {}): Promise<LocalApi> {
   const services = createServices(cfg);
-  const http = await startHttp(createHandlers(services), port, host);
+  const http = await startHttp(createHandlers(services), port, host, pages);
   return {
     url: http.url,
     baseUrl: `${http.url}/api/v1`,

@@ -16,13 +16,44 @@ import { COMMON_CODES, errorCode } from './errors.js';
 
 export type OpenApiDocument = Record<string, unknown> & { paths: Record<string, Record<string, Operation>>; components: Components };
 type Operation = Record<string, unknown> & { responses: Record<string, ResponseObject | { $ref: string }> };
-type ResponseObject = Record<string, unknown> & { description: string; headers?: Record<string, unknown>; content?: Record<string, { schema: JsonSchema }> };
+type MediaType = { schema: JsonSchema; examples?: Record<string, { $ref: string }> };
+type ExampleObject = { summary: string; value: unknown };
+type ResponseObject = Record<string, unknown> & { description: string; headers?: Record<string, unknown>; content?: Record<string, MediaType> };
 interface Components {
+  parameters?: Record<string, Record<string, unknown>>;
   schemas: Record<string, JsonSchema>;
+  examples?: Record<string, ExampleObject>;
   headers: Record<string, Record<string, unknown>>;
   responses: Record<string, ResponseObject>;
   securitySchemes: Record<string, unknown>;
 }
+
+/**
+ * One example per operation, shown with its 200 response (and, for POST /mcp, its request body). Made
+ * from the demo data by scripts/openapi-examples.ts (real calls on the embedded store), keyed by operationId.
+ */
+export interface OperationExample {
+  summary: string;
+  value: unknown;
+  request?: unknown;
+}
+export type Examples = Record<string, OperationExample>;
+
+/**
+ * Examples live in components.examples, named after their operation (`<operationId>_request` for a
+ * request body), and media types refer to them: the same JSON four levels less indented, which on
+ * examples of a few thousand lines is a third of their bytes.
+ */
+const EXAMPLE = 'demo';
+const EXAMPLES = '#/components/examples/';
+
+/**
+ * Who answers for this API. Deliberately no invented address: a deployment that publishes its own
+ * support address or page sets it here and runs `npm run openapi`.
+ */
+const CONTACT = {
+  name: 'GEO measurement API support: through the workspace’s usual support channel, quoting the X-Request-Id of the call in question.',
+};
 
 const SCHEMAS = '#/components/schemas/';
 const JSON_TYPE = 'application/json';
@@ -148,11 +179,34 @@ function parameters(read: ReadDef): Array<Record<string, unknown>> {
   });
 }
 
-function readOperation(read: ReadDef, schemas: Record<string, JsonSchema>, responses: Components['responses']): Operation {
+/** The media type object of a JSON body, referring to its example (components.examples) when there is one. */
+function jsonContent(schema: JsonSchema, example?: string): Record<string, MediaType> {
+  return { [JSON_TYPE]: { schema, ...(example ? { examples: { [EXAMPLE]: { $ref: `${EXAMPLES}${example}` } } } : {}) } };
+}
+
+/** Registers the example of an operation (and of its request body) and returns its component name. */
+function exampleOf(examples: Examples | undefined, operationId: string, shown: Record<string, ExampleObject>): string | undefined {
+  if (!examples) return undefined;
+  const found = examples[operationId];
+  if (!found) throw new Error(`no example for ${operationId} (scripts/openapi-examples.ts)`);
+  shown[operationId] = { summary: found.summary, value: found.value };
+  if (found.request !== undefined) shown[`${operationId}_request`] = { summary: found.summary, value: found.request };
+  return operationId;
+}
+
+interface Parts {
+  schemas: Record<string, JsonSchema>;
+  responses: Components['responses'];
+  examples: Record<string, ExampleObject>;
+}
+
+function readOperation(read: ReadDef, parts: Parts, examples?: Examples): Operation {
+  const { schemas, responses } = parts;
   const out = convert(read.output, 'output', SCHEMAS);
   if (out.id === undefined) throw new Error(`${read.name}: its output schema needs .meta({ id })`);
   addSchemas(schemas, out.defs);
   const codes = [...COMMON_CODES, ...(isScoped(read) ? ['analysis_not_found'] : []), ...read.errors];
+  const example = exampleOf(examples, read.name, parts.examples);
   return {
     operationId: read.name,
     tags: [read.family],
@@ -163,7 +217,7 @@ function readOperation(read: ReadDef, schemas: Record<string, JsonSchema>, respo
       '200': {
         description: String(out.root.description ?? read.summary),
         headers: headersFor(200),
-        content: { [JSON_TYPE]: { schema: { $ref: `${SCHEMAS}${out.id}` } } },
+        content: jsonContent({ $ref: `${SCHEMAS}${out.id}` }, example),
       },
       ...errorResponses(codes, responses),
     },
@@ -182,7 +236,7 @@ const jsonRpcRequest = z
 const jsonRpcReply = z
   .looseObject({
     jsonrpc: z.literal('2.0'),
-    id: z.union([z.string(), z.number(), z.null()]),
+    id: z.union([z.string(), z.number(), z.null()]).describe('The id of the request answered; null when the request could not be read.'),
     result: z.record(z.string(), z.unknown()).optional(),
     error: z.looseObject({ code: z.number().int(), message: z.string() }).optional(),
   })
@@ -195,7 +249,9 @@ function jsonRpcError(description: string): ResponseObject {
   return { description, headers: headersFor(400), content: { [JSON_TYPE]: { schema: { $ref: `${SCHEMAS}jsonrpc_response` } } } };
 }
 
-function mcpOperations(responses: Components['responses']): Record<string, Operation> {
+function mcpOperations(parts: Parts, examples?: Examples): Record<string, Operation> {
+  const { responses } = parts;
+  const example = exampleOf(examples, 'mcp', parts.examples);
   return {
     post: {
       operationId: 'mcp',
@@ -203,12 +259,15 @@ function mcpOperations(responses: Components['responses']): Record<string, Opera
       summary: 'MCP endpoint (Streamable HTTP, stateless)',
       description:
         'The fifteen reads as MCP tools, named by the operationId of each read. Send `Accept: application/json, text/event-stream` and `Content-Type: application/json`. Stateless: no session id, every request stands alone, answers are JSON (never a stream). GET and DELETE answer 405 `method_not_allowed` (no stream to open, no session to end). Each HTTP request is one call of the budget, whatever it carries; a tool result carries the budget left in `_meta.rate_limit`. Tool failures (not found, invalid arguments, expired cursor) are results with `isError: true` whose text is the error body of the REST read. See the README, section "Connecting an assistant (MCP)".',
-      requestBody: { required: true, content: { [JSON_TYPE]: { schema: convert(jsonRpcRequest, 'input', SCHEMAS).root } } },
+      requestBody: {
+        required: true,
+        content: jsonContent(convert(jsonRpcRequest, 'input', SCHEMAS).root, example && `${example}_request`),
+      },
       responses: {
         '200': {
           description: 'The JSON-RPC response.',
           headers: headersFor(200),
-          content: { [JSON_TYPE]: { schema: { $ref: `${SCHEMAS}jsonrpc_response` } } },
+          content: jsonContent({ $ref: `${SCHEMAS}jsonrpc_response` }, example),
         },
         '202': { description: 'A notification, accepted; no body.', headers: headersFor(202) },
         '400': jsonRpcError('Not JSON, not a JSON-RPC message, or a batch (JSON-RPC error -32700 or -32600).'),
@@ -221,7 +280,10 @@ function mcpOperations(responses: Components['responses']): Record<string, Opera
   };
 }
 
-function documentOperation(responses: Components['responses']): Operation {
+function documentOperation(parts: Parts, info: Record<string, unknown>, withExample: boolean): Operation {
+  const { responses } = parts;
+  const schema = convert(z.looseObject({ openapi: z.string() }), 'output', SCHEMAS).root;
+  if (withExample) parts.examples.get_openapi = { summary: 'The beginning of this document', value: { openapi: OPENAPI_VERSION, info } };
   return {
     operationId: 'get_openapi',
     tags: ['contract'],
@@ -232,34 +294,73 @@ function documentOperation(responses: Components['responses']): Operation {
       '200': {
         description: 'The OpenAPI 3.1 document.',
         headers: { 'X-Request-Id': headerRef('X-Request-Id', true) },
-        content: { [JSON_TYPE]: { schema: convert(z.looseObject({ openapi: z.string() }), 'output', SCHEMAS).root } },
+        content: jsonContent(schema, withExample ? 'get_openapi' : undefined),
       },
       ...errorResponses(['api_disabled'], responses),
     },
   };
 }
 
-export function buildOpenApi(list: readonly ReadDef[] = table): OpenApiDocument {
-  const schemas: Record<string, JsonSchema> = {};
+const OPENAPI_VERSION = '3.1.0';
+
+/**
+ * A parameter stated identically by several reads (analysis, from, to...) becomes one named parameter in
+ * components.parameters, referred to by each. A name with several variants (window, limit: their values
+ * and defaults differ per read) stays inline, so a component name always means one definition.
+ */
+function shareParameters(paths: OpenApiDocument['paths']): Record<string, Record<string, unknown>> {
+  const variants = new Map<string, Map<string, number>>();
+  const ops = Object.values(paths).flatMap((item) => Object.values(item));
+  for (const op of ops) {
+    for (const p of (op.parameters ?? []) as Array<Record<string, unknown>>) {
+      const seen = variants.get(String(p.name)) ?? new Map<string, number>();
+      const text = JSON.stringify(p);
+      seen.set(text, (seen.get(text) ?? 0) + 1);
+      variants.set(String(p.name), seen);
+    }
+  }
+  const shared: Record<string, Record<string, unknown>> = {};
+  for (const [name, seen] of [...variants].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const [[text, uses]] = [...seen] as [[string, number]];
+    if (seen.size === 1 && uses > 1) shared[name] = JSON.parse(text) as Record<string, unknown>;
+  }
+  for (const op of ops) {
+    if (!op.parameters) continue;
+    op.parameters = (op.parameters as Array<Record<string, unknown>>).map((p) =>
+      shared[String(p.name)] ? { $ref: `#/components/parameters/${String(p.name)}` } : p,
+    );
+  }
+  return shared;
+}
+
+/**
+ * The document. With `examples` (from scripts/openapi-examples.ts, or read back from the committed file
+ * by examplesOf) every operation shows one; without, none (what the response validator of the tests uses).
+ */
+export function buildOpenApi(list: readonly ReadDef[] = table, examples?: Examples): OpenApiDocument {
+  const parts: Parts = { schemas: {}, responses: {}, examples: {} };
+  const { schemas, responses } = parts;
   const paths: OpenApiDocument['paths'] = {};
-  const responses: Components['responses'] = {};
   for (const read of list) {
     if (paths[read.path]) throw new Error(`two reads share the path ${read.path}`);
-    paths[read.path] = { get: readOperation(read, schemas, responses) };
+    paths[read.path] = { get: readOperation(read, parts, examples) };
   }
-  paths['/mcp'] = mcpOperations(responses);
-  paths['/openapi.json'] = { get: documentOperation(responses) };
+  const info = {
+    title: 'GEO measurement API',
+    version: '1.0.0',
+    summary: 'Read-only measurements of how AI engines mention a tracked brand.',
+    description: DESCRIPTION,
+    contact: CONTACT,
+  };
+  paths['/mcp'] = mcpOperations(parts, examples);
+  paths['/openapi.json'] = { get: documentOperation(parts, { title: info.title, version: info.version }, examples !== undefined) };
   addSchemas(schemas, convert(jsonRpcReply, 'output', SCHEMAS).defs);
+  const parameters = shareParameters(paths);
   const sorted = Object.fromEntries(Object.keys(schemas).sort().map((k) => [k, schemas[k] as JsonSchema]));
   const families = [...new Set(list.map((r) => r.family))];
   return {
-    openapi: '3.1.0',
-    info: {
-      title: 'GEO measurement API',
-      version: '1.0.0',
-      summary: 'Read-only measurements of how AI engines mention a tracked brand.',
-      description: DESCRIPTION,
-    },
+    openapi: OPENAPI_VERSION,
+    info,
     servers: [{ url: BASE_PATH, description: 'Relative to the host serving this document; the version is part of the base address.' }],
     security: [{ bearerAuth: [] }],
     tags: [
@@ -277,9 +378,23 @@ export function buildOpenApi(list: readonly ReadDef[] = table): OpenApiDocument 
           description: 'An API key created in the Developers section of the workspace settings (shown once, at creation).',
         },
       },
+      parameters,
       headers: headerComponents(),
       responses: Object.fromEntries(Object.keys(responses).sort().map((k) => [k, responses[k] as ResponseObject])),
       schemas: sorted,
+      ...(examples ? { examples: parts.examples } : {}),
     },
   };
+}
+
+/** The examples a document carries, by operationId: what buildOpenApi needs to write the same document again. */
+export function examplesOf(doc: OpenApiDocument): Examples {
+  const shown = doc.components.examples ?? {};
+  const out: Examples = {};
+  for (const [name, { summary, value }] of Object.entries(shown)) {
+    if (name === 'get_openapi' || name.endsWith('_request')) continue;
+    const request = shown[`${name}_request`]?.value;
+    out[name] = { summary, value, ...(request === undefined ? {} : { request }) };
+  }
+  return out;
 }

@@ -39,4 +39,15 @@ test('npm start serves the API with the demo and prints working keys', async () 
   const res = await fetch(`${baseUrl}/analyses/${demo.analyses.collected}`, { headers: { authorization: `Bearer ${demo.keys.workspace}` } });
   expect(res.status).toBe(200);
   expect((await res.json()).slug).toBe(demo.analyses.collected);
-}, 120_000);
+  // The reference page, built from openapi.json while the store started (503 with Retry-After until then).
+  const docsUrl = baseUrl.replace(/\/api\/v1$/, '/docs');
+  let docs = await fetch(docsUrl);
+  for (let i = 0; docs.status === 503 && i < 90; i++) {
+    expect(docs.headers.get('retry-after')).toBe('5');
+    await new Promise((r) => setTimeout(r, 1000));
+    docs = await fetch(docsUrl);
+  }
+  expect(docs.status).toBe(200);
+  expect(docs.headers.get('content-type')).toBe('text/html; charset=utf-8');
+  expect(await docs.text()).toContain('GEO measurement API reference');
+}, 180_000);

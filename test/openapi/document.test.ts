@@ -5,10 +5,12 @@ import { pathToFileURL } from 'node:url';
 import { describe, expect, test } from '@jest/globals';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { build } from 'esbuild';
-import { buildOpenApi } from '../../shared/openapi/document.js';
+import { UNTRUSTED_KEYWORD, UNTRUSTED_NOTE } from '../../shared/contracts/common.js';
+import { buildOpenApi, examplesOf, type OpenApiDocument } from '../../shared/openapi/document.js';
 import { COMMON_CODES } from '../../shared/openapi/errors.js';
 import { OPENAPI_FILE, serializeOpenApi } from '../../shared/openapi/serialize.js';
 import { reads } from '../../shared/reads/registry.js';
+import { FIRST_DAY, LAST_DAY, MAX_WINDOW_DAYS } from '../../shared/windows.js';
 import { isScoped, pathParams } from '../../shared/reads/types.js';
 import { CLIENT_TYPES_FILE, clientTypes } from '../../scripts/openapi-client.js';
 import { expectMatchesOpenApi } from '../support/openapi.js';
@@ -18,9 +20,10 @@ const committed = () => readFile(join(root, OPENAPI_FILE), 'utf8');
 const HINT = 'run `npm run openapi` and commit openapi/openapi.json and examples/client/schema.d.ts';
 
 describe('openapi/openapi.json is the document the code builds', () => {
+  // The examples are taken from the file here; test/openapi/examples.test.ts re-makes them from the demo data.
   test('the committed file equals a fresh build, byte for byte', async () => {
-    const fresh = serializeOpenApi(buildOpenApi());
     const file = await committed();
+    const fresh = serializeOpenApi(buildOpenApi(reads, examplesOf(JSON.parse(file) as OpenApiDocument)));
     if (file !== fresh) throw new Error(`openapi/openapi.json is stale: ${HINT}`);
   });
 
@@ -35,6 +38,9 @@ describe('openapi/openapi.json is the document the code builds', () => {
   });
 });
 
+/** A parameter, or the named parameter it refers to. */
+const param = (doc: OpenApiDocument, p: any) => (p.$ref ? (doc.components.parameters as any)[p.$ref.split('/').pop()] : p);
+
 describe('what the document states', () => {
   const doc = buildOpenApi();
 
@@ -43,7 +49,7 @@ describe('what the document states', () => {
       const op = doc.paths[read.path]?.get as any;
       expect(op?.operationId).toBe(read.name);
       expect(op.summary).toBe(read.summary);
-      const params = op.parameters.map((p: any) => `${p.in}:${p.name}`).sort();
+      const params = op.parameters.map((p: any) => param(doc, p)).map((p: any) => `${p.in}:${p.name}`).sort();
       const inPath = pathParams(read.path);
       const expected = Object.keys(read.input.shape).map((n) => `${inPath.includes(n) ? 'path' : 'query'}:${n}`).sort();
       expect(params).toEqual(expected);
@@ -112,4 +118,123 @@ describe('the bundled openapi function', () => {
       await rm(dir, { recursive: true, force: true });
     }
   }, 60_000);
+});
+
+/** Every schema object of the document, with a readable path. */
+function* schemaNodes(node: unknown, path: string): Generator<[string, Record<string, any>]> {
+  if (Array.isArray(node)) {
+    for (const [i, v] of node.entries()) yield* schemaNodes(v, `${path}[${i}]`);
+  } else if (node && typeof node === 'object') {
+    yield [path, node as Record<string, any>];
+    for (const [k, v] of Object.entries(node)) if (k !== 'examples' && k !== 'example') yield* schemaNodes(v, `${path}.${k}`);
+  }
+}
+
+describe('issue 14 point 8: shared parts are named components, referred to, not copied', () => {
+  const doc = JSON.parse(JSON.stringify(buildOpenApi())) as OpenApiDocument;
+  const text = serializeOpenApi(doc);
+  const schemas = doc.components.schemas as Record<string, any>;
+  const refs = (id: string) => text.split(`"$ref": "#/components/schemas/${id}"`).length - 1;
+
+  test('the document without its examples is at most 200 KB pretty-printed', async () => {
+    const withExamples = Buffer.byteLength(await committed());
+    console.log(`openapi.json: ${Buffer.byteLength(text)} bytes without examples, ${withExamples} with; ${Object.keys(schemas).length} schemas, ${Object.keys(doc.components.parameters ?? {}).length} parameters, ${Object.keys(doc.components.responses).length} responses`);
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(200 * 1024);
+  });
+
+  test('the measurement context, rates, means, intervals... are components, each referred to where used', () => {
+    for (const id of ['measurement_context', 'headline_metrics', 'rate', 'rate_value', 'mean', 'mean_value', 'interval', 'source_share', 'engine_ref', 'run_ref', 'engine_coverage']) {
+      expect(schemas[id]).toBeDefined();
+      expect(refs(id)).toBeGreaterThanOrEqual(1);
+    }
+    // The context of every figure read is the one component.
+    for (const read of reads.filter((r) => r.family === 'figures')) {
+      const out = schemas[(doc.paths[read.path]?.get as any).responses['200'].content['application/json'].schema.$ref.split('/').pop()];
+      expect(out.properties.context.$ref).toBe('#/components/schemas/measurement_context');
+    }
+    expect(refs('rate')).toBeGreaterThanOrEqual(15);
+  });
+
+  test('a shared part is written once: its properties appear in its component only', () => {
+    // `significant` is a property of a rate (source_share is a rate plus its null_reason: zod's extend
+    // writes the rate's properties again there); `low` of an interval; `coverage` of the context.
+    const cases = [['significant', ['rate', 'source_share']], ['low', ['interval']], ['coverage', ['measurement_context']], ['numerator', ['rate', 'rate_value', 'source_share']]] as const;
+    for (const [prop, owners] of cases) {
+      const found = [...schemaNodes(doc, '')].filter(([, n]) => n.properties && prop in n.properties).map(([p]) => p);
+      expect(found).toEqual(owners.map((o) => `.components.schemas.${o}`));
+    }
+  });
+
+  test('component ids are snake_case type names', () => {
+    for (const id of Object.keys(schemas)) expect(id).toMatch(/^[a-z]+(_[a-z0-9]+)*$/);
+  });
+});
+
+describe('issue 14 point 10: nullable fields carry their own description; dates; contact', () => {
+  const doc = JSON.parse(JSON.stringify(buildOpenApi())) as OpenApiDocument;
+  const nodes = [...schemaNodes(doc.components, '')];
+
+  test('a nullable field is one schema of type [T, "null"] with its description on it', () => {
+    const typed = nodes.filter(([, n]) => Array.isArray(n.type) && n.type.includes('null'));
+    expect(typed.length).toBeGreaterThan(50);
+    for (const [path, n] of typed) {
+      if (/\.schemas\.\w+$/.test(path)) continue; // a component's own description is its definition
+      expect({ path, description: typeof n.description }).toEqual({ path, description: 'string' });
+      if (n.enum) expect(n.enum).toContain(null);
+    }
+  });
+
+  test('a nullable named part keeps anyOf, with the field description on the field and on its reference (where Redoc reads it)', () => {
+    const unions = nodes.filter(([, n]) => Array.isArray(n.anyOf) && n.anyOf.some((v: any) => v.type === 'null'));
+    expect(unions.length).toBeGreaterThan(0);
+    for (const [path, n] of unions) {
+      expect({ path, variants: n.anyOf.length, ref: typeof n.anyOf[0].$ref }).toEqual({ path, variants: 2, ref: 'string' });
+      expect(typeof n.description).toBe('string');
+      expect(n.anyOf[0].description).toBe(n.description);
+    }
+  });
+
+  test('integers show no invented bounds (zod states the safe-integer range)', () => {
+    expect(JSON.stringify(doc)).not.toContain(String(Number.MAX_SAFE_INTEGER));
+  });
+
+  test('from/to: format date, with the bounds and the longest span in their description', () => {
+    for (const name of ['from', 'to']) {
+      const p = (doc.components.parameters as any)[name];
+      expect(p.schema.format).toBe('date');
+      for (const fact of [FIRST_DAY, LAST_DAY, `${MAX_WINDOW_DAYS} days`]) expect(p.description).toContain(fact);
+    }
+    const figures = reads.filter((r) => 'from' in r.input.shape);
+    expect(figures.length).toBeGreaterThanOrEqual(8);
+    for (const read of figures) {
+      const refsTo = (doc.paths[read.path]?.get as any).parameters.map((p: any) => p.$ref).filter(Boolean);
+      expect(refsTo).toEqual(expect.arrayContaining(['#/components/parameters/from', '#/components/parameters/to']));
+    }
+  });
+
+  test('info.contact names who answers, and invents no address', () => {
+    const contact = (doc.info as any).contact;
+    expect(contact.name).toMatch(/X-Request-Id/);
+    expect(contact.email).toBeUndefined();
+  });
+});
+
+describe('issue 11 point 5: strings written by AI engines are marked untrusted', () => {
+  const doc = JSON.parse(JSON.stringify(buildOpenApi())) as OpenApiDocument;
+  const marked = [...schemaNodes(doc.components.schemas, '')].filter(([, n]) => n[UNTRUSTED_KEYWORD] !== undefined);
+
+  test('every marked field says so first in its description, and is a string', () => {
+    for (const [path, n] of marked) {
+      expect({ path, marker: n[UNTRUSTED_KEYWORD], type: n.type }).toEqual({ path, marker: true, type: 'string' });
+      expect(n.description.startsWith(UNTRUSTED_NOTE)).toBe(true);
+    }
+  });
+
+  test('exactly these fields are engine-written: answer text, brands named, cited addresses and domains', () => {
+    const fields = marked.map(([path]) => path.replace(/^\.(\w+)\.properties\.(\w+)$/, '$1.$2')).sort();
+    // competitor.name: indirect competitors are named by AI answers (direct ones by the workspace; one field).
+    // Not marked, on purpose: prompt texts, group, brand and analysis names (written by the workspace),
+    // engine names and recipes (ours), tracked_brand.name (the workspace's own brand).
+    expect(fields).toEqual(['answer.text', 'citation.domain', 'citation.url', 'competitor.name', 'mention.brand', 'source.domain']);
+  });
 });

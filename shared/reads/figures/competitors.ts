@@ -25,16 +25,16 @@ const competitorItem = z
     name: untrustedText('the brand’s name: as configured for a direct competitor, as named in AI answers for an indirect one.'),
     kind: z.enum(['direct', 'indirect']).describe('direct: configured competitor of the analysis; indirect: discovered in answers, not configured.'),
     competitor_id: uuid.nullable().describe('Identifier of a direct competitor; null for indirect ones.'),
-    domain: z.string().nullable(),
+    domain: z.string().nullable().describe('Web domain of a direct competitor, as configured; null when none is configured, and for indirect competitors.'),
     ...brandFigures,
   })
-  .describe('A competing brand. Direct competitors are listed even at 0 mentions; indirect ones when named in the window.');
+  .meta({ id: 'competitor', description: 'A competing brand. Direct competitors are listed even at 0 mentions; indirect ones when named in the window.' });
 
 export const competitorListSchema = figureListOf(
   competitorItem,
   'competitor_list',
   'Competing brands, direct (configured) and indirect (discovered in answers), ranked by mentions over the window, with the tracked brand’s own rank. Single page.',
-  { tracked: z.object({ name: z.string(), ...brandFigures }).describe('The tracked brand, ranked among its competitors.') },
+  { tracked: z.object({ name: z.string(), ...brandFigures }).meta({ id: 'tracked_brand', description: 'The tracked brand, ranked among its competitors.' }) },
 );
 
 interface BrandRow {

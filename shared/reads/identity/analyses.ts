@@ -8,15 +8,17 @@ const collectionState = z
   .enum(['never_collected', 'collected'])
   .describe('never_collected: no collection has finished yet, so every figure read answers with null figures; collected: at least one collection finished.');
 
-const analysisSummary = z.object({
-  id: uuid,
-  slug: z.string(),
-  name: z.string(),
-  brand: brandRef.describe('The tracked brand.'),
-  state: collectionState,
-  last_collected_at: timestamp.nullable().describe('End of the latest finished collection; null when never collected.'),
-  created_at: timestamp,
-});
+const analysisSummary = z
+  .object({
+    id: uuid,
+    slug: z.string(),
+    name: z.string(),
+    brand: brandRef.describe('The tracked brand.'),
+    state: collectionState,
+    last_collected_at: timestamp.nullable().describe('End of the latest finished collection; null when never collected.'),
+    created_at: timestamp,
+  })
+  .meta({ id: 'analysis_summary', description: 'An analysis as listed: identifiers, tracked brand and collection state.' });
 
 interface SummaryRow {
   id: string;
@@ -69,13 +71,13 @@ const analysisSchema = analysisSummary
   .extend({
     language: z.string().describe('Language of the prompts, ISO 639-1.'),
     country: z.string().describe('Market of the analysis, ISO 3166-1 alpha-2.'),
-    brand: brandRef.extend({ domain: z.string().nullable() }).describe('The tracked brand.'),
+    brand: brandRef.extend({ domain: z.string().nullable().describe('Web domain of the brand; null when none is configured.') }).describe('The tracked brand.'),
     owned_domains: z
       .array(z.string())
       .describe('Domains of the brand itself; citations to them make up source share. Empty: source share is null (no_owned_domains).'),
     engines: z.array(z.object({ key: z.string(), name: z.string() })).describe('AI engines the analysis is configured to query.'),
     competitors: z
-      .array(z.object({ id: uuid, name: z.string(), domain: z.string().nullable() }))
+      .array(z.object({ id: uuid, name: z.string(), domain: z.string().nullable().describe('Web domain of the competitor; null when none is configured.') }))
       .describe('Configured (direct) competitors. Indirect ones are discovered in answers; see the competitors read.'),
     prompts: z.number().int().min(0).describe('Number of prompts in the analysis.'),
     groups: z.number().int().min(0).describe('Number of prompt groups.'),

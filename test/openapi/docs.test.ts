@@ -1,0 +1,159 @@
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import type { OpenApiDocument } from '../../shared/openapi/document.js';
+import { DOCS_CSP_HEADER, serveDocs, type ServedDocs } from '../../shared/openapi/docs-page.js';
+import { OPENAPI_FILE } from '../../shared/openapi/serialize.js';
+import { freshTableName, localConfig, startApi, type LocalApi } from '../../shared/local/stack.js';
+import { createBudgetTable } from '../../shared/local/stores.js';
+import { dynamoEndpoint, readerUrl } from '../support/api.js';
+
+/**
+ * Issue 14 point 11: the reference page built from openapi.json (`npm run docs`), served at /docs by the
+ * local server as `npm start` runs it, opened in headless Chromium (Debian's package, installed by
+ * scripts/ensure-chromium.sh where missing): every operation listed with its example, no request to
+ * any other host, a screenshot kept in .local/screenshots/ (gitignored).
+ */
+
+const root = join(import.meta.dirname, '..', '..');
+const SCREENSHOT = join(root, '.local', 'screenshots', 'docs-get_metrics.png');
+/** TOOLING.md: without the background-networking flags Chromium calls Google's hosts at every start. */
+const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+/** Debian's Chromium, installed where missing (about 2.5 minutes on a fresh machine). */
+function ensureChromium(): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', [join(root, 'scripts', 'ensure-chromium.sh')], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    child.on('exit', (code) =>
+      code === 0
+        ? resolve(out.trim().split('\n').pop() as string)
+        : reject(new Error(`the reference page test needs Debian's chromium; scripts/ensure-chromium.sh exited with ${code}:\n${err.slice(-2000)}`)),
+    );
+  });
+}
+
+const doc = JSON.parse(await readFile(join(root, OPENAPI_FILE), 'utf8')) as OpenApiDocument;
+const operations = Object.values(doc.paths).flatMap((item) =>
+  Object.values(item).map((op) => {
+    const name = String(op.operationId);
+    const ref = (op.responses['200'] as any).content['application/json'].examples.demo.$ref as string;
+    return { name, id: `${(op.tags as string[])[0]}/${name}`, summary: String(op.summary), example: (doc.components.examples as any)[ref.split('/').pop() as string].value };
+  }),
+);
+
+/**
+ * What of an example the page shows before anything is clicked: Redoc unfolds samples two levels deep,
+ * so the `"key": value` pairs of plain values at most two object keys down (short, unescaped ones).
+ */
+function visibleLeaves(value: unknown, depth = 1): string[] {
+  if (!value || typeof value !== 'object' || Array.isArray(value) || depth > 2) return [];
+  return Object.entries(value).flatMap(([k, v]) => {
+    if (v === null || typeof v !== 'object') {
+      const text = JSON.stringify(v);
+      return text.length <= 80 && !text.includes('\\') ? [`"${k}": ${text}`] : [];
+    }
+    return visibleLeaves(v, depth + 1);
+  });
+}
+
+let dir: string;
+let docs: ServedDocs;
+let api: LocalApi;
+let browser: Browser;
+let page: Page;
+const outside: string[] = [];
+const consoleErrors: string[] = [];
+
+beforeAll(async () => {
+  const executablePath = await ensureChromium();
+  dir = await mkdtemp(join(tmpdir(), 'geo-docs-'));
+  // `npm run docs` and `npm start` build the same way; here into a temporary file, from the committed document.
+  docs = serveDocs(root, { out: join(dir, 'index.html'), force: true });
+  const table = freshTableName();
+  await createBudgetTable(dynamoEndpoint(), table);
+  api = await startApi(localConfig(readerUrl(), dynamoEndpoint(), { BUDGET_TABLE: table, LOG_LEVEL: 'ERROR' }), 0, '127.0.0.1', docs.pages);
+  await docs.ready;
+  browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
+  const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+  const origin = new URL(api.url).origin;
+  // Every request of the page and of its workers goes through here: the page's own origin, or blob:/data:
+  // addresses it makes itself, pass; anything else is recorded and refused.
+  await context.route('**/*', (route) => {
+    const url = route.request().url();
+    if (url.startsWith(`${origin}/`) || url.startsWith('blob:') || url.startsWith('data:')) return route.continue();
+    outside.push(url);
+    return route.abort();
+  });
+  context.on('request', (r) => {
+    const url = r.url();
+    if (!url.startsWith(`${origin}/`) && !url.startsWith('blob:') && !url.startsWith('data:') && !outside.includes(url)) outside.push(url);
+  });
+  page = await context.newPage();
+  page.on('console', (m) => {
+    if (m.type() === 'error') consoleErrors.push(m.text());
+  });
+  page.on('pageerror', (e) => consoleErrors.push(String(e)));
+  await page.goto(`${api.url}/docs`, { waitUntil: 'networkidle' });
+}, 15 * 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  docs?.close();
+  await api?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe('the reference page', () => {
+  test('GET /docs serves one self-contained HTML page under a policy that forbids other origins', async () => {
+    const res = await fetch(`${api.url}/docs`);
+    const html = await res.text();
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(res.headers.get('content-security-policy')).toBe(DOCS_CSP_HEADER);
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(html).toContain('<title>GEO measurement API reference</title>');
+    expect(html).not.toMatch(/<(script|link|img)[^>]+(src|href)="https?:/i);
+    expect(html).not.toMatch(/https?:\/\/cdn\./i);
+    expect(Buffer.byteLength(html)).toBeGreaterThan(1_000_000); // the renderer is inside
+  });
+
+  test('every operation of openapi.json is listed, and its page shows the example of its response', async () => {
+    expect(operations.length).toBe(Object.values(doc.paths).flatMap((p) => Object.values(p)).length);
+    for (const op of operations) {
+      await page.evaluate((hash) => {
+        window.location.hash = hash;
+      }, `#/${op.id}`);
+      const section = page.locator(`[id="${op.id}"]`);
+      await section.waitFor({ timeout: 30_000 });
+      await section.scrollIntoViewIfNeeded();
+      expect(await page.locator(`a[href="#/${op.id}"]`).first().innerText()).toContain(op.summary.slice(0, 20));
+      const text = (await section.innerText()).replace(/\s+/g, ' ');
+      const leaves = visibleLeaves(op.example);
+      expect({ op: op.name, leaves: leaves.length > 0 }).toEqual({ op: op.name, leaves: true });
+      for (const leaf of leaves.slice(0, 8)) expect({ op: op.name, shown: text.includes(leaf) ? leaf : `missing ${leaf}` }).toEqual({ op: op.name, shown: leaf });
+    }
+  }, 300_000);
+
+  test('the page asked nothing of any other host, and broke no rule of its policy', () => {
+    expect(outside).toEqual([]);
+    expect(consoleErrors).toEqual([]);
+  });
+
+  test('a screenshot of an operation page is kept', async () => {
+    await page.evaluate(() => {
+      window.location.hash = '#/figures/get_metrics';
+    });
+    await page.locator('[id="figures/get_metrics"]').waitFor();
+    await page.waitForTimeout(1000); // the sidebar animates its groups open
+    await mkdir(join(root, '.local', 'screenshots'), { recursive: true });
+    await page.screenshot({ path: SCREENSHOT });
+    expect((await stat(SCREENSHOT)).size).toBeGreaterThan(20_000);
+  });
+});
