@@ -635,6 +635,29 @@ export interface components {
             /** @description True when more rows exist than were returned (see limit). */
             truncated: boolean;
         };
+        /** @description A rate on one day: value = numerator / denominator. Its 95% Wilson interval follows from numerator and denominator; the summary carries the window’s. */
+        day_rate: {
+            /** @description Denominator of the rate. Integer ≥ 0. */
+            denominator: number;
+            /** @description Numerator of the rate. Integer ≥ 0. */
+            numerator: number;
+            /** @description numerator / denominator, 0..1, rounded to 6 decimals; null when the denominator is 0. */
+            value: number | null;
+        };
+        /** @description Citations to owned domains over all citations on one day, with the reason when its value is null. */
+        day_source_share: {
+            /** @description Denominator of the rate. Integer ≥ 0. */
+            denominator: number;
+            /**
+             * @description Why value is null, as in source_share; null when value is not null.
+             * @enum {string|null}
+             */
+            null_reason: "no_citations" | "no_owned_domains" | "not_measured" | null;
+            /** @description Numerator of the rate. Integer ≥ 0. */
+            numerator: number;
+            /** @description numerator / denominator, 0..1, rounded to 6 decimals; null when the denominator is 0. */
+            value: number | null;
+        };
         /** @description What the runs of the window collected and extracted from one engine. */
         engine_coverage: {
             /** @description Answers collected. Integer ≥ 0. */
@@ -1142,6 +1165,51 @@ export interface components {
              */
             state: "collecting" | "extracting" | "finished" | "failed";
         };
+        /** @description A UTC day with a collection: the headline figures of its latest run. */
+        series_day: {
+            /** @description Answers collected by the day’s run. Integer ≥ 0. */
+            answers: number;
+            /** @description Mean first order of appearance of the tracked brand, ≥ 1; null when count is 0. */
+            average_position: components["schemas"]["mean_value"];
+            /**
+             * Format: date
+             * @description A UTC calendar day, YYYY-MM-DD.
+             */
+            day: string;
+            /** @description Answers of the day’s run whose extraction succeeded: the denominator of visibility. Integer ≥ 0. */
+            extracted_answers: number;
+            /**
+             * Format: uuid
+             * @description The run the point shows: the latest collection of the day (by start) when a day has several.
+             */
+            run_id: string;
+            /** @description Mean sentiment of the tracked brand’s scored mentions, -1..1; null when count is 0. */
+            sentiment: components["schemas"]["mean_value"];
+            /** @description Tracked-brand mentions over all brand mentions, 0..1. */
+            share_of_voice: components["schemas"]["day_rate"];
+            /** @description Citations to the owned domains over all citations, 0..1, with the reason when null. */
+            source_share: components["schemas"]["day_source_share"];
+            /**
+             * @description measured: the day’s run is extracted; extraction_late: collected, extraction not finished (measures null, answers filled); extraction_failed: the run failed after collection (measures null).
+             * @enum {string}
+             */
+            state: "measured" | "extraction_late" | "extraction_failed";
+            /** @description Share of extracted answers naming the tracked brand, 0..1. */
+            visibility: components["schemas"]["day_rate"];
+        };
+        /** @description A UTC day without a collection, listed rather than left out. */
+        series_day_without_run: {
+            /**
+             * Format: date
+             * @description A UTC calendar day, YYYY-MM-DD.
+             */
+            day: string;
+            /**
+             * @description No collection finished that day: nothing was measured, so the point carries no figure.
+             * @constant
+             */
+            state: "no_run";
+        };
         /** @description A domain AI engines cited. */
         source: {
             /** @description Extracted answers citing this domain at least once. Integer ≥ 1. */
@@ -1196,83 +1264,7 @@ export interface components {
         timeseries: {
             context: components["schemas"]["measurement_context"];
             /** @description One point per UTC day of the window, oldest first; days without a run are {day, state: no_run}. Compare neighbouring points, or see summary. */
-            points: ({
-                /** @description Answers collected by the day’s run. Integer ≥ 0. */
-                answers: number;
-                /** @description Mean first order of appearance of the tracked brand (≥ 1). */
-                average_position: {
-                    /** @description Number of values averaged. Integer ≥ 0. */
-                    count: number;
-                    /** @description Mean, rounded to 6 decimals; null when count is 0. */
-                    value: number | null;
-                };
-                /**
-                 * Format: date
-                 * @description A UTC calendar day, YYYY-MM-DD.
-                 */
-                day: string;
-                /** @description Answers of the day’s run whose extraction succeeded: the denominator of visibility. Integer ≥ 0. */
-                extracted_answers: number;
-                /**
-                 * Format: uuid
-                 * @description The run the point shows: the latest collection of the day (by start) when a day has several.
-                 */
-                run_id: string;
-                /** @description Mean sentiment of the tracked brand’s scored mentions (-1..1). */
-                sentiment: {
-                    /** @description Number of values averaged. Integer ≥ 0. */
-                    count: number;
-                    /** @description Mean, rounded to 6 decimals; null when count is 0. */
-                    value: number | null;
-                };
-                /** @description Tracked-brand mentions over all brand mentions. No interval on a point: the 95% Wilson interval follows from numerator and denominator (see summary for the window's). */
-                share_of_voice: {
-                    /** @description Denominator. Integer ≥ 0. */
-                    denominator: number;
-                    /** @description Numerator. Integer ≥ 0. */
-                    numerator: number;
-                    /** @description numerator / denominator, 0..1, rounded to 6 decimals; null when the denominator is 0. */
-                    value: number | null;
-                };
-                source_share: {
-                    /** @description Denominator. Integer ≥ 0. */
-                    denominator: number;
-                    /**
-                     * @description Why value is null (as in the metrics read); null when value is not null.
-                     * @enum {string|null}
-                     */
-                    null_reason: "no_citations" | "no_owned_domains" | "not_measured" | null;
-                    /** @description Numerator. Integer ≥ 0. */
-                    numerator: number;
-                    /** @description numerator / denominator, 0..1, rounded to 6 decimals; null when the denominator is 0. */
-                    value: number | null;
-                };
-                /**
-                 * @description measured: the day’s run is extracted; extraction_late: collected, extraction not finished (measures null, answers filled); extraction_failed: the run failed after collection (measures null).
-                 * @enum {string}
-                 */
-                state: "measured" | "extraction_late" | "extraction_failed";
-                /** @description Share of extracted answers naming the tracked brand. No interval on a point: the 95% Wilson interval follows from numerator and denominator (see summary for the window's). */
-                visibility: {
-                    /** @description Denominator. Integer ≥ 0. */
-                    denominator: number;
-                    /** @description Numerator. Integer ≥ 0. */
-                    numerator: number;
-                    /** @description numerator / denominator, 0..1, rounded to 6 decimals; null when the denominator is 0. */
-                    value: number | null;
-                };
-            } | {
-                /**
-                 * Format: date
-                 * @description A UTC calendar day, YYYY-MM-DD.
-                 */
-                day: string;
-                /**
-                 * @description No collection finished that day: nothing was measured, so the point carries no figure.
-                 * @constant
-                 */
-                state: "no_run";
-            })[];
+            points: (components["schemas"]["series_day"] | components["schemas"]["series_day_without_run"])[];
             /** @description Headline metrics over the whole window, with the comparison period, intervals and significance (as the metrics read). */
             summary: components["schemas"]["headline_metrics"];
         };

@@ -79,6 +79,30 @@ export function meanSchema(description: string, range: string) {
 
 export const SOURCE_SHARE_NULL_REASONS = ['no_citations', 'no_owned_domains', 'not_measured'] as const;
 
+/**
+ * A rate on one day of the series: no interval and no comparison, which would be derivable or always
+ * null on a point (the series' summary carries them for the window).
+ */
+export const dayRate = z
+  .object({
+    value: z.number().min(0).max(1).nullable().describe('numerator / denominator, 0..1, rounded to 6 decimals; null when the denominator is 0.'),
+    numerator: count('Numerator of the rate'),
+    denominator: count('Denominator of the rate'),
+  })
+  .meta({
+    id: 'day_rate',
+    description: 'A rate on one day: value = numerator / denominator. Its 95% Wilson interval follows from numerator and denominator; the summary carries the window’s.',
+  });
+
+export const daySourceShare = dayRate
+  .extend({
+    null_reason: z.enum(SOURCE_SHARE_NULL_REASONS).nullable().describe('Why value is null, as in source_share; null when value is not null.'),
+  })
+  .meta({ id: 'day_source_share', description: 'Citations to owned domains over all citations on one day, with the reason when its value is null.' });
+
+/** An average on one day: value and count (mean_value). */
+export const dayMean = meanValue;
+
 export const headlineSchema = z.object({
   answers: count(
     'Answers collected in the window (volume). Present even while extraction is late: it counts answers of runs still extracting. 0 with state never_collected/no_data',

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { analysisParam, day, uuid } from '../../contracts/common.js';
-import { contextSchema, headlineSchema, SOURCE_SHARE_NULL_REASONS } from '../../figures/contracts.js';
+import { contextSchema, dayMean, dayRate, daySourceShare, headlineSchema } from '../../figures/contracts.js';
 import { callFigures, headline, loadCommon, sumsOf, total, type CommonJson, type Sums } from '../../figures/load.js';
 import { mean, round } from '../../figures/stats.js';
 import { addDays, daysBetween } from '../../figures/window.js';
@@ -19,23 +19,6 @@ export const MAX_SERIES_DAYS = 3660;
 
 const count = (what: string) => z.number().int().min(0).describe(`${what}. Integer ≥ 0.`);
 
-const pointRate = (description: string) =>
-  z
-    .object({
-      value: z.number().min(0).max(1).nullable().describe('numerator / denominator, 0..1, rounded to 6 decimals; null when the denominator is 0.'),
-      numerator: count('Numerator'),
-      denominator: count('Denominator'),
-    })
-    .describe(`${description} No interval on a point: the 95% Wilson interval follows from numerator and denominator (see summary for the window's).`);
-
-const pointMean = (description: string) =>
-  z
-    .object({
-      value: z.number().nullable().describe('Mean, rounded to 6 decimals; null when count is 0.'),
-      count: count('Number of values averaged'),
-    })
-    .describe(description);
-
 const ranPoint = z
   .object({
     day,
@@ -47,22 +30,20 @@ const ranPoint = z
     run_id: uuid.describe('The run the point shows: the latest collection of the day (by start) when a day has several.'),
     answers: count('Answers collected by the day’s run'),
     extracted_answers: count('Answers of the day’s run whose extraction succeeded: the denominator of visibility'),
-    visibility: pointRate('Share of extracted answers naming the tracked brand.'),
-    share_of_voice: pointRate('Tracked-brand mentions over all brand mentions.'),
-    average_position: pointMean('Mean first order of appearance of the tracked brand (≥ 1).'),
-    sentiment: pointMean('Mean sentiment of the tracked brand’s scored mentions (-1..1).'),
-    source_share: pointRate('Citations to owned domains over all citations.').extend({
-      null_reason: z.enum(SOURCE_SHARE_NULL_REASONS).nullable().describe('Why value is null (as in the metrics read); null when value is not null.'),
-    }),
+    visibility: dayRate.describe('Share of extracted answers naming the tracked brand, 0..1.'),
+    share_of_voice: dayRate.describe('Tracked-brand mentions over all brand mentions, 0..1.'),
+    average_position: dayMean.describe('Mean first order of appearance of the tracked brand, ≥ 1; null when count is 0.'),
+    sentiment: dayMean.describe('Mean sentiment of the tracked brand’s scored mentions, -1..1; null when count is 0.'),
+    source_share: daySourceShare.describe('Citations to the owned domains over all citations, 0..1, with the reason when null.'),
   })
-  .describe('A UTC day with a collection: the headline figures of its latest run.');
+  .meta({ id: 'series_day', description: 'A UTC day with a collection: the headline figures of its latest run.' });
 
 const noRunPoint = z
   .object({
     day,
     state: z.literal('no_run').describe('No collection finished that day: nothing was measured, so the point carries no figure.'),
   })
-  .describe('A UTC day without a collection, listed rather than left out.');
+  .meta({ id: 'series_day_without_run', description: 'A UTC day without a collection, listed rather than left out.' });
 
 const point = z.discriminatedUnion('state', [ranPoint, noRunPoint]);
 
