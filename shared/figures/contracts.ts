@@ -6,11 +6,19 @@ import { WINDOW_NAMES } from '../windows.js';
 
 const count = (what: string) => z.number().int().min(0).describe(`${what}. Integer ≥ 0.`);
 
-export const interval = z
+/**
+ * Shared parts carry `.meta({ id })`: each becomes one named component of openapi.json (a type of the
+ * generated clients) and one `$defs` entry of an MCP output schema, referenced wherever it is used.
+ * The ids are public type names: renaming one is a breaking change for generated clients.
+ */
+const intervalBounds = z
   .object({
     low: z.number().min(0).max(1).describe('Lower bound, 0..1.'),
     high: z.number().min(0).max(1).describe('Upper bound, 0..1.'),
   })
+  .meta({ id: 'interval', description: '95% Wilson score interval of a rate, bounds 0..1 rounded to 6 decimals.' });
+
+export const interval = intervalBounds
   .nullable()
   .describe('95% Wilson score interval of the rate, rounded to 6 decimals; null when the denominator is 0.');
 
@@ -19,41 +27,54 @@ const rateValue = z.object({
   numerator: count('Numerator of the rate'),
   denominator: count('Denominator of the rate'),
   ci95: interval,
-});
+}).meta({ id: 'rate_value', description: 'A rate over one period: numerator / denominator, with its 95% Wilson interval.' });
 
+const rate = rateValue
+  .extend({
+    previous: rateValue
+      .nullable()
+      .describe('The same rate over the comparison period (context.comparison); null when there is none (window all, or no earlier collection).'),
+    delta: z
+      .number()
+      .min(-1)
+      .max(1)
+      .nullable()
+      .describe('value − previous.value, from unrounded values, then rounded to 6 decimals; null when either is null.'),
+    significant: z
+      .boolean()
+      .nullable()
+      .describe('True when the change is outside the noise: the 95% Wilson intervals of the two periods do not overlap. Null when either interval is null.'),
+  })
+  .meta({
+    id: 'rate',
+    description: 'A rate, 0..1: value = numerator / denominator with its 95% Wilson interval, and the same rate over the comparison period with the change and its significance.',
+  });
+
+/** The rate figure, described for the field that holds it. */
 export function rateSchema(description: string) {
-  return rateValue
-    .extend({
-      previous: rateValue
-        .nullable()
-        .describe('The same rate over the comparison period (context.comparison); null when there is none (window all, or no earlier collection).'),
-      delta: z
-        .number()
-        .min(-1)
-        .max(1)
-        .nullable()
-        .describe('value − previous.value, from unrounded values, then rounded to 6 decimals; null when either is null.'),
-      significant: z
-        .boolean()
-        .nullable()
-        .describe('True when the change is outside the noise: the 95% Wilson intervals of the two periods do not overlap. Null when either interval is null.'),
-    })
-    .describe(description);
+  return rate.describe(description);
 }
 
-const meanValue = z.object({
-  value: z.number().nullable().describe('Mean, rounded to 6 decimals; null when count is 0.'),
-  count: count('Number of values averaged'),
-});
+const meanValue = z
+  .object({
+    value: z.number().nullable().describe('Mean, rounded to 6 decimals; null when count is 0 (nothing to average).'),
+    count: count('Number of values averaged'),
+  })
+  .meta({ id: 'mean_value', description: 'An average over one period.' });
 
+const mean = meanValue
+  .extend({
+    previous: meanValue.nullable().describe('The same mean over the comparison period; null when there is none.'),
+    delta: z.number().nullable().describe('value − previous.value (unrounded, then rounded to 6 decimals); null when either is null.'),
+  })
+  .meta({
+    id: 'mean',
+    description: 'An average with its comparison: value, previous and delta. An average carries no interval and no significance test.',
+  });
+
+/** The mean figure, described for the field that holds it; `range` is the range of its values. */
 export function meanSchema(description: string, range: string) {
-  return meanValue
-    .extend({
-      value: z.number().nullable().describe(`Mean, ${range}, rounded to 6 decimals; null when count is 0 (nothing to average).`),
-      previous: meanValue.nullable().describe('The same mean over the comparison period; null when there is none.'),
-      delta: z.number().nullable().describe('value − previous.value (unrounded, then rounded to 6 decimals); null when either is null.'),
-    })
-    .describe(`${description} An average carries no interval and no significance test: only value, previous and delta.`);
+  return mean.describe(`${description} Values ${range}; null when count is 0 (nothing to average).`);
 }
 
 export const SOURCE_SHARE_NULL_REASONS = ['no_citations', 'no_owned_domains', 'not_measured'] as const;
@@ -74,20 +95,27 @@ export const headlineSchema = z.object({
     '≥ 1',
   ),
   sentiment: meanSchema('Mean sentiment of the tracked brand’s scored mentions; unscored mentions are left out.', '-1..1'),
-  source_share: rateSchema(
-    'Citations to the analysis’s owned domains (exact domain match, as declared when the run was extracted) over all citations of extracted answers, 0..1.',
-  ).extend({
+  source_share: rate.extend({
     null_reason: z
       .enum(SOURCE_SHARE_NULL_REASONS)
       .nullable()
       .describe(
         'Why value is null: no_owned_domains (the analysis declares no domain of its own), no_citations (answers were measured but none cited a source), not_measured (nothing extracted in the window; see context.state). Null when value is not null.',
       ),
+  }).meta({
+    id: 'source_share',
+    description:
+      'Citations to the analysis’s owned domains (exact domain match, as declared when the run was extracted) over all citations of extracted answers, 0..1: a rate, with the reason when its value is null.',
   }),
+}).meta({
+  id: 'headline_metrics',
+  description: 'The headline metrics of the tracked brand: answers collected and extracted, visibility, share of voice, average position, sentiment and source share.',
 });
 export type Headline = z.infer<typeof headlineSchema>;
 
-export const engineRef = z.object({ key: z.string().describe('Engine identifier, e.g. chatgpt.'), name: z.string() });
+export const engineRef = z
+  .object({ key: z.string().describe('Engine identifier, e.g. chatgpt.'), name: z.string().describe('Display name of the engine.') })
+  .meta({ id: 'engine_ref', description: 'An AI engine: its key and display name.' });
 
 const runRef = z
   .object({
@@ -97,7 +125,7 @@ const runRef = z
     collected_at: timestamp.nullable(),
     finished_at: timestamp.nullable().describe('End of extraction; null while extracting.'),
   })
-  .describe('A collection run.');
+  .meta({ id: 'run_ref', description: 'A collection run: identifier, state and times.' });
 
 export const FIGURE_STATES = ['measured', 'extraction_late', 'no_data', 'never_collected'] as const;
 
@@ -140,17 +168,19 @@ export const contextSchema = z
     recipes: z.array(z.string()).describe('Extraction recipes actually served by the extracted runs of the window, sorted.'),
     coverage: z
       .array(
-        z.object({
-          engine: engineRef,
-          expected: count('Answers the runs of the window were to collect from this engine'),
-          collected: count('Answers collected'),
-          extracted: count('Collected answers whose extraction succeeded'),
-          failed: count('Expected answers that could not be collected'),
-        }),
+        z
+          .object({
+            engine: engineRef,
+            expected: count('Answers the runs of the window were to collect from this engine'),
+            collected: count('Answers collected'),
+            extracted: count('Collected answers whose extraction succeeded'),
+            failed: count('Expected answers that could not be collected'),
+          })
+          .meta({ id: 'engine_coverage', description: 'What the runs of the window collected and extracted from one engine.' }),
       )
       .describe('Per engine configured or seen in the window. collected − extracted = answers still extracting or whose extraction failed.'),
   })
-  .describe('Measurement context: how the figures below were measured.');
+  .meta({ id: 'measurement_context', description: 'Measurement context: how the figures below were measured.' });
 export type FigureContext = z.infer<typeof contextSchema>;
 
 /** SPEC §2.3 list envelope with the measurement context next to the items. */

@@ -46,13 +46,15 @@ const position = z.object({
 });
 type Position = z.infer<typeof position>;
 
-const answerRef = z.object({
-  id: uuid.describe('Answer identifier; open it with the answer read.'),
-  engine: z.string().describe('Engine key, as in the analysis engines.'),
-  prompt_id: uuid.describe('The prompt asked (see the prompt catalogue).'),
-  run_id: uuid.describe('The run that captured the answer (see the run read).'),
-  captured_at: timestamp.describe('When the engine’s answer was captured.'),
-});
+const answerRef = z
+  .object({
+    id: uuid.describe('Answer identifier; open it with the answer read.'),
+    engine: z.string().describe('Engine key, as in the analysis engines.'),
+    prompt_id: uuid.describe('The prompt asked (see the prompt catalogue).'),
+    run_id: uuid.describe('The run that captured the answer (see the run read).'),
+    captured_at: timestamp.describe('When the engine’s answer was captured.'),
+  })
+  .meta({ id: 'answer_ref', description: 'A captured answer as listed: identifiers and capture time, no text.' });
 
 const answerList = z
   .object({
@@ -172,21 +174,25 @@ export const listAnswers = defineRead({
 // ---------------------------------------------------------------------------------------------------
 // Read 15: one answer
 
-const mention = z.object({
-  position: z.number().int().min(1).describe('Order of appearance of the brand in the answer, 1-based, without gaps. Never a character offset.'),
-  brand: untrustedText('the brand as named in the answer.'),
-  kind: z
-    .enum(['tracked', 'direct_competitor', 'indirect_competitor'])
-    .describe('tracked: the brand of the analysis; direct_competitor: a competitor configured on the analysis; indirect_competitor: a brand discovered in answers, not configured.'),
-  competitor_id: uuid.nullable().describe('The configured competitor, for direct competitors; null otherwise.'),
-  sentiment: z.number().min(-1).max(1).nullable().describe('Sentiment of this mention, -1 (negative) to 1 (positive); null when not scored.'),
-});
+const mention = z
+  .object({
+    position: z.number().int().min(1).describe('Order of appearance of the brand in the answer, 1-based, without gaps. Never a character offset.'),
+    brand: untrustedText('the brand as named in the answer.'),
+    kind: z
+      .enum(['tracked', 'direct_competitor', 'indirect_competitor'])
+      .describe('tracked: the brand of the analysis; direct_competitor: a competitor configured on the analysis; indirect_competitor: a brand discovered in answers, not configured.'),
+    competitor_id: uuid.nullable().describe('The configured competitor, for direct competitors; null otherwise.'),
+    sentiment: z.number().min(-1).max(1).nullable().describe('Sentiment of this mention, -1 (negative) to 1 (positive); null when not scored.'),
+  })
+  .meta({ id: 'mention', description: 'A brand named in an answer.' });
 
-const citation = z.object({
-  position: z.number().int().min(1).describe('Order in which the answer cites the source, 1-based.'),
-  url: untrustedText('the cited address, as captured.'),
-  domain: untrustedText('host of the cited address, as extracted.'),
-});
+const citation = z
+  .object({
+    position: z.number().int().min(1).describe('Order in which the answer cites the source, 1-based.'),
+    url: untrustedText('the cited address, as captured.'),
+    domain: untrustedText('host of the cited address, as extracted.'),
+  })
+  .meta({ id: 'citation', description: 'A source cited by an answer.' });
 
 const answerSchema = z
   .object({

@@ -2,16 +2,18 @@ import * as z from 'zod';
 import { analysisParam, iso, listOf, timestamp, uuid } from '../../contracts/common.js';
 import { defineRead } from '../types.js';
 
-const promptItem = z.object({
-  id: uuid,
-  text: z.string().describe('The prompt as asked to the AI engines, written by the workspace.'),
-  group: z
-    .object({ id: uuid, name: z.string() })
-    .nullable()
-    .describe('The prompt group it belongs to; null when the prompt is in no group (the reserved group word `none` of the group prompts read).'),
-  language: z.string().describe('Language of the prompt, ISO 639-1.'),
-  created_at: timestamp.describe('When the prompt was added to the analysis.'),
-});
+const promptItem = z
+  .object({
+    id: uuid,
+    text: z.string().describe('The prompt as asked to the AI engines, written by the workspace.'),
+    group: z
+      .object({ id: uuid, name: z.string() })
+      .nullable()
+      .describe('The prompt group it belongs to; null when the prompt is in no group (the reserved group word `none` of the group prompts read).'),
+    language: z.string().describe('Language of the prompt, ISO 639-1.'),
+    created_at: timestamp.describe('When the prompt was added to the analysis.'),
+  })
+  .meta({ id: 'prompt', description: 'A prompt of the analysis, with its group, language and creation date.' });
 
 const promptCatalog = listOf(
   promptItem,

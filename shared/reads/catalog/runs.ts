@@ -35,10 +35,12 @@ const runTimes = {
   finished_at: timestamp.nullable().describe('When extraction ended; null until then (collected but not extracted: extraction is late).'),
 };
 
-const runSummary = z.object({
-  ...runTimes,
-  engines: z.array(engineCounts).describe('Per-engine counts, in the order of the analysis engines.'),
-});
+const runSummary = z
+  .object({
+    ...runTimes,
+    engines: z.array(engineCounts).describe('Per-engine counts, in the order of the analysis engines.'),
+  })
+  .meta({ id: 'run_summary', description: 'A run as listed: state, times and per-engine counts.' });
 
 const runSchema = z
   .object({

@@ -29,13 +29,13 @@ const competitorItem = z
     domain: z.string().nullable(),
     ...brandFigures,
   })
-  .describe('A competing brand. Direct competitors are listed even at 0 mentions; indirect ones when named in the window.');
+  .meta({ id: 'competitor', description: 'A competing brand. Direct competitors are listed even at 0 mentions; indirect ones when named in the window.' });
 
 export const competitorListSchema = figureListOf(
   competitorItem,
   'competitor_list',
   'Competing brands, direct (configured) and indirect (discovered in answers), ranked by mentions over the window, with the tracked brand’s own rank. Single page.',
-  { tracked: z.object({ name: z.string(), ...brandFigures }).describe('The tracked brand, ranked among its competitors.') },
+  { tracked: z.object({ name: z.string(), ...brandFigures }).meta({ id: 'tracked_brand', description: 'The tracked brand, ranked among its competitors.' }) },
 );
 
 interface BrandRow {

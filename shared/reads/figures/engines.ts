@@ -4,7 +4,7 @@ import { figureInput, WINDOW_NOTE } from '../../figures/inputs.js';
 import { engineOrder, engineRef, headline, loadFigures, zeroSums } from '../../figures/load.js';
 import { defineRead } from '../types.js';
 
-const engineItem = headlineSchema.extend({ engine: engineRefSchema }).describe('Headline metrics of one AI engine.');
+const engineItem = headlineSchema.extend({ engine: engineRefSchema }).meta({ id: 'engine_metrics', description: 'Headline metrics of one AI engine.' });
 
 export const engineListSchema = figureListOf(
   engineItem,

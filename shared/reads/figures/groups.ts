@@ -21,7 +21,10 @@ const groupItem = headlineSchema
     name: z.string().nullable().describe('Group name; null for none.'),
     prompts: z.number().int().min(0).describe('Prompts currently in the group. Integer ≥ 0.'),
   })
-  .describe('A prompt group with its headline metrics (prompts counted in the group they belonged to when their run was extracted).');
+  .meta({
+    id: 'group_metrics',
+    description: 'A prompt group with its headline metrics (prompts counted in the group they belonged to when their run was extracted).',
+  });
 
 export const groupListSchema = figureListOf(
   groupItem,
@@ -95,7 +98,7 @@ const promptItem = z
       .array(headlineSchema.extend({ engine: engineRefSchema }))
       .describe('Per AI engine: every configured engine in its configured order, then any other engine that answered in the window.'),
   })
-  .describe('One prompt of the group at question grain.');
+  .meta({ id: 'prompt_metrics', description: 'One prompt of the group at question grain, with its headline metrics over every engine and per engine.' });
 
 export const groupPromptListSchema = figureListOf(
   promptItem,

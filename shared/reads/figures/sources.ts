@@ -18,7 +18,7 @@ const sourceItem = z
     answers: z.number().int().min(1).describe('Extracted answers citing this domain at least once. Integer ≥ 1.'),
     share: rateSchema('Share of sources: this domain’s citations over all citations in the window, 0..1.'),
   })
-  .describe('A domain AI engines cited.');
+  .meta({ id: 'source', description: 'A domain AI engines cited.' });
 
 export const sourceListSchema = figureListOf(
   sourceItem,

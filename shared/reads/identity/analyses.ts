@@ -8,15 +8,17 @@ const collectionState = z
   .enum(['never_collected', 'collected'])
   .describe('never_collected: no collection has finished yet, so every figure read answers with null figures; collected: at least one collection finished.');
 
-const analysisSummary = z.object({
-  id: uuid,
-  slug: z.string(),
-  name: z.string(),
-  brand: brandRef.describe('The tracked brand.'),
-  state: collectionState,
-  last_collected_at: timestamp.nullable().describe('End of the latest finished collection; null when never collected.'),
-  created_at: timestamp,
-});
+const analysisSummary = z
+  .object({
+    id: uuid,
+    slug: z.string(),
+    name: z.string(),
+    brand: brandRef.describe('The tracked brand.'),
+    state: collectionState,
+    last_collected_at: timestamp.nullable().describe('End of the latest finished collection; null when never collected.'),
+    created_at: timestamp,
+  })
+  .meta({ id: 'analysis_summary', description: 'An analysis as listed: identifiers, tracked brand and collection state.' });
 
 const SUMMARY_COLUMNS = `
   a.id, a.slug, a.name, a.created_at, b.id AS brand_id, b.name AS brand_name,
