@@ -46,6 +46,26 @@ const schema = z.object({
   /** Stamp key.last_used_at at most this often per key (seconds); 0 disables the stamp. */
   LAST_USED_THROTTLE_SECONDS: int(0).default(60),
   LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']).default('INFO'),
+  /**
+   * Web origins allowed to call /mcp, comma-separated (`https://app.example.com,http://localhost:6274`);
+   * empty (the default): none. A request without Origin (servers, CLIs, desktop bridges) is not
+   * concerned; one with an Origin not listed is refused 403 origin_not_allowed (DNS rebinding).
+   */
+  MCP_ALLOWED_ORIGINS: z
+    .string()
+    .default('')
+    .transform((v, ctx) => {
+      const origins = new Set<string>();
+      for (const item of v.split(',').map((s) => s.trim()).filter((s) => s !== '')) {
+        const u = URL.canParse(item) ? new URL(item) : undefined;
+        if (!u || !['http:', 'https:'].includes(u.protocol) || u.pathname !== '/' || u.search || u.hash || u.username || u.password) {
+          ctx.addIssue({ code: 'custom', message: `MCP_ALLOWED_ORIGINS: "${item}" is not an origin (http(s)://host[:port], nothing after)` });
+          return z.NEVER;
+        }
+        origins.add(u.origin);
+      }
+      return origins as ReadonlySet<string>;
+    }),
 });
 
 export type Config = z.infer<typeof schema> & {

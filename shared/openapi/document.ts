@@ -215,7 +215,7 @@ function mcpOperations(responses: Components['responses']): Record<string, Opera
         '406': jsonRpcError('The Accept header does not list both application/json and text/event-stream.'),
         '413': jsonRpcError('The body is over 1 MB.'),
         '415': jsonRpcError('The Content-Type is not application/json.'),
-        ...errorResponses(COMMON_CODES.filter((c) => c !== 'invalid_request'), responses),
+        ...errorResponses([...COMMON_CODES.filter((c) => c !== 'invalid_request'), 'origin_not_allowed'], responses),
       },
     },
   };
