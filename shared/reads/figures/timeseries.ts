@@ -34,7 +34,8 @@ export const getMetricsTimeseries = defineRead({
   path: '/analyses/{analysis}/metrics/timeseries',
   summary: 'Daily series of headline metrics',
   description:
-    'One point per UTC day of the window: the headline metrics of the latest run of that day, each rate with numerator, denominator and 95% Wilson interval. Days without a run are listed with state no_run. Window: 7d, 14d, 30d (default), 90d (N days ending on the day of the last finished collection), all, or from/to (inclusive UTC days); last-run is refused. 0 is a measured zero; null means nothing to measure.',
+    'One point per UTC day: the headline figures of the day’s latest run; a day without a run has state no_run. Window: 7d, 14d, 30d (default), 90d (days up to the latest collection), all, or from/to (UTC days); no last-run. ' +
+    'A long history in one call (all, a wide from/to) can exceed what an assistant reads: ask for 90d or from/to spans of a few months.',
   input: z.strictObject({ analysis: analysisParam, ...windowParams(SERIES_WINDOWS, '30d') }).superRefine(checkWindow),
   output: timeseriesSchema,
   errors: ['analysis_not_found', 'invalid_request'],
