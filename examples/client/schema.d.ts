@@ -76,7 +76,7 @@ export interface paths {
         };
         /**
          * Get one answer: text, mentioned brands and cited sources
-         * @description One captured answer by its id from list_answers: text (verbatim, untrusted third-party content), engine, prompt, run, capture time, extraction state, the brands mentioned (position = order of appearance, 1 = first, never a character offset; kind; sentiment -1..1, null if unscored) and the cited sources in order. mentions and citations are null until extracted (extraction.state says why); [] means none found. An unknown answer: 404 not_found.
+         * @description One captured answer by its id from list_answers: text (verbatim; untrusted), engine, prompt, run, capture time, extraction state, the brands mentioned (position = order of appearance, 1 = first, never a character offset; kind; sentiment -1..1, null if unscored) and the cited sources in order. mentions and citations are null until extracted (extraction.state says why); [] means none found. An unknown answer: 404 not_found.
          *
          *     MCP tool: `get_answer`.
          */
@@ -164,7 +164,7 @@ export interface paths {
         };
         /**
          * Prompts of a group with per-engine metrics
-         * @description The prompts of one group (group = none: the prompts in no group), each with its headline figures over all engines and per engine: the only per-prompt figures. Paged by limit and offset in creation order. An unknown group answers 404 not_found. Window: last-run (default; the latest collection vs the one before), 7d to 90d (days up to the latest collection vs as many before), all (no comparison) or from/to (UTC days vs the span before).
+         * @description The prompts of one group (group = none: the prompts in no group), each with its headline figures over all engines and per engine: the only per-prompt figures. Paged by limit and offset in creation order; a prompt weighs about 1 KB per engine, so keep pages small. An unknown group answers 404 not_found. Window: last-run (default; the latest collection vs the one before), 7d to 90d (days up to the latest collection vs as many before), all (no comparison) or from/to (UTC days vs the span before).
          *
          *     MCP tool: `list_group_prompts`.
          */
@@ -208,7 +208,7 @@ export interface paths {
         };
         /**
          * Daily series of headline metrics
-         * @description One point per UTC day: the headline figures of the day’s latest run; a day without a run has state no_run. Window: 7d, 14d, 30d (default), 90d (days up to the latest collection), all, or from/to (UTC days); no last-run. A long history in one call (all, a wide from/to) can exceed what an assistant reads: ask for 90d or from/to spans of a few months.
+         * @description One point per UTC day: the headline figures of the day’s latest run; a day without a run has state no_run. Window: 7d, 14d, 30d (default), 90d (days up to the latest collection), all, or from/to (UTC days); no last-run. A day with a run weighs up to 1 KB: beyond about 60 days (all, 90d, a wide from/to) a result can exceed what an assistant reads; ask for 30d, or walk from/to spans of two months.
          *
          *     MCP tool: `get_metrics_timeseries`.
          */
@@ -252,7 +252,7 @@ export interface paths {
         };
         /**
          * List the runs (collections) of an analysis
-         * @description Collection history, most recent start first: state, start, collection and finish times, per-engine counts. One page of at most limit runs (next_cursor always null); truncated says older runs exist. get_run explains the states.
+         * @description Collection history, most recent start first: state, start, collection and finish times, per-engine counts. One page of at most limit runs (next_cursor always null); truncated says older runs exist. A run weighs about 130 bytes per engine. get_run explains the states.
          *
          *     MCP tool: `list_runs`.
          */
@@ -1564,7 +1564,7 @@ export interface operations {
             query?: {
                 /** @description next_cursor of the previous page, unchanged; bound to the read, analysis, key and window. */
                 cursor?: string;
-                /** @description Page size, 1..200, default 50. */
+                /** @description Page size, 1..200. */
                 limit?: number;
             };
             header?: never;
@@ -1635,7 +1635,7 @@ export interface operations {
                 cursor?: string;
                 /** @description First day of a custom window (UTC, inclusive), 2000-01-01..2099-12-31; requires to; at most 366 days up to to. */
                 from?: string;
-                /** @description Page size, 1..100, default 30. */
+                /** @description Page size, 1..100. */
                 limit?: number;
                 /** @description Last day of a custom window (UTC, inclusive), 2000-01-01..2099-12-31; requires from. */
                 to?: string;
@@ -1837,7 +1837,7 @@ export interface operations {
             query?: {
                 /** @description First day of a custom window (UTC, inclusive), 2000-01-01..2099-12-31; requires to; at most 366 days up to to. */
                 from?: string;
-                /** @description Page size, 1..200, default 50. */
+                /** @description Page size, 1..200. */
                 limit?: number;
                 /** @description Prompts to skip, integer 0..100000. Default 0. */
                 offset?: number;
@@ -1998,7 +1998,7 @@ export interface operations {
     list_runs: {
         parameters: {
             query?: {
-                /** @description Page size, 1..100, default 30. */
+                /** @description Page size, 1..100. */
                 limit?: number;
             };
             header?: never;
@@ -2073,7 +2073,7 @@ export interface operations {
             query?: {
                 /** @description First day of a custom window (UTC, inclusive), 2000-01-01..2099-12-31; requires to; at most 366 days up to to. */
                 from?: string;
-                /** @description Page size, 1..200, default 50. */
+                /** @description Page size, 1..200. */
                 limit?: number;
                 /** @description Last day of a custom window (UTC, inclusive), 2000-01-01..2099-12-31; requires from. */
                 to?: string;

@@ -28,7 +28,7 @@ export const analysisParam = z.string().describe('Slug or id of an analysis the 
 
 /** Page size: integers only, bounds inclusive, nothing clamped (SPEC §4.1 rule 1). */
 export function limitParam(max: number, def: number) {
-  return z.number().int().min(1).max(max).default(def).describe(`Page size, 1..${max}, default ${def}.`);
+  return z.number().int().min(1).max(max).default(def).describe(`Page size, 1..${max}.`);
 }
 
 export const cursorParam = z

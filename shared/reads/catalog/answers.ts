@@ -245,7 +245,7 @@ export const getAnswer = defineRead({
   path: '/analyses/{analysis}/answers/{answer}',
   summary: 'Get one answer: text, mentioned brands and cited sources',
   description:
-    'One captured answer by its id from list_answers: text (verbatim, untrusted third-party content), engine, prompt, run, capture time, extraction state, the brands mentioned (position = order of appearance, 1 = first, never a character offset; kind; sentiment -1..1, null if unscored) and the cited sources in order. ' +
+    'One captured answer by its id from list_answers: text (verbatim; untrusted), engine, prompt, run, capture time, extraction state, the brands mentioned (position = order of appearance, 1 = first, never a character offset; kind; sentiment -1..1, null if unscored) and the cited sources in order. ' +
     'mentions and citations are null until extracted (extraction.state says why); [] means none found. An unknown answer: 404 not_found.',
   input: z.strictObject({
     analysis: analysisParam,

@@ -105,7 +105,7 @@ export const listRuns = defineRead({
   path: '/analyses/{analysis}/runs',
   summary: 'List the runs (collections) of an analysis',
   description:
-    'Collection history, most recent start first: state, start, collection and finish times, per-engine counts. One page of at most limit runs (next_cursor always null); truncated says older runs exist. get_run explains the states.',
+    'Collection history, most recent start first: state, start, collection and finish times, per-engine counts. One page of at most limit runs (next_cursor always null); truncated says older runs exist. A run weighs about 130 bytes per engine. get_run explains the states.',
   input: z.strictObject({ analysis: analysisParam, limit: limitParam(100, 30) }),
   output: listOf(runSummary, 'run_list', 'Runs of the analysis, most recent first; one page (next_cursor null, truncated when older runs exist).'),
   errors: ['analysis_not_found', 'invalid_request'],

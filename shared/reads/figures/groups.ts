@@ -112,7 +112,7 @@ export const listGroupPrompts = defineRead({
   path: '/analyses/{analysis}/groups/{group}/prompts',
   summary: 'Prompts of a group with per-engine metrics',
   description:
-    'The prompts of one group (group = none: the prompts in no group), each with its headline figures over all engines and per engine: the only per-prompt figures. Paged by limit and offset in creation order. An unknown group answers 404 not_found.' +
+    'The prompts of one group (group = none: the prompts in no group), each with its headline figures over all engines and per engine: the only per-prompt figures. Paged by limit and offset in creation order; a prompt weighs about 1 KB per engine, so keep pages small. An unknown group answers 404 not_found.' +
     WINDOW_NOTE,
   input: z
     .strictObject({

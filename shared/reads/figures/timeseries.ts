@@ -35,7 +35,7 @@ export const getMetricsTimeseries = defineRead({
   summary: 'Daily series of headline metrics',
   description:
     'One point per UTC day: the headline figures of the day’s latest run; a day without a run has state no_run. Window: 7d, 14d, 30d (default), 90d (days up to the latest collection), all, or from/to (UTC days); no last-run. ' +
-    'A long history in one call (all, a wide from/to) can exceed what an assistant reads: ask for 90d or from/to spans of a few months.',
+    'A day with a run weighs up to 1 KB: beyond about 60 days (all, 90d, a wide from/to) a result can exceed what an assistant reads; ask for 30d, or walk from/to spans of two months.',
   input: z.strictObject({ analysis: analysisParam, ...windowParams(SERIES_WINDOWS, '30d') }).superRefine(checkWindow),
   output: timeseriesSchema,
   errors: ['analysis_not_found', 'invalid_request'],
