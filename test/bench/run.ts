@@ -10,6 +10,7 @@ const sections: Record<string, () => Promise<{ default: () => Promise<string> }>
   figures: () => import('./figures.bench.js'),
   catalog: () => import('./catalog.bench.js'),
   bundles: () => import('./bundles.bench.js'),
+  mcp: () => import('./mcp-sizes.bench.js'),
 };
 
 const wanted = process.argv.slice(2);
