@@ -79,11 +79,29 @@ export class AnalysisNotFound extends ApiError {
   }
 }
 
+/**
+ * Where an OAuth client lands after a 401 (RFC 9728/8414 discovery, RFC 7591 registration, the MCP
+ * SDKs' default /register, /authorize, /token): its last error is this body, so say why. Whether the
+ * client sent a key is known without looking it up; which refusal it got is in the 401 itself.
+ */
+const NO_OAUTH = {
+  keySent:
+    'No OAuth here: this API authenticates with an API key, and the key this client sent was refused (401): it is unknown, revoked or expired, or its creator lost access. Create a new key in the workspace settings and send it as Authorization: Bearer geo_live_...',
+  noKey:
+    'No OAuth here: this API authenticates with an API key, and this client sent none (401 unauthorized). Send Authorization: Bearer geo_live_... with a key created in the workspace settings.',
+};
+
 export class NotFound extends ApiError {
   readonly status = 404;
   readonly code = 'not_found';
-  constructor(what: 'group' | 'run' | 'answer' | 'route') {
-    super(what === 'route' ? 'No such endpoint.' : `No ${what} with this identifier in this analysis.`);
+  constructor(what: 'group' | 'run' | 'answer' | 'route' | 'oauth', opts: { keySent?: boolean } = {}) {
+    super(
+      what === 'route'
+        ? 'No such endpoint.'
+        : what === 'oauth'
+          ? NO_OAUTH[opts.keySent ? 'keySent' : 'noKey']
+          : `No ${what} with this identifier in this analysis.`,
+    );
   }
 }
 

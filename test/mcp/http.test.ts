@@ -51,6 +51,29 @@ describe('the HTTP chain in front of the MCP server', () => {
     expect(served.headers.get('www-authenticate')).toBeNull();
   });
 
+  test('where an OAuth client goes after a 401, a 404 says there is no OAuth, and whether a key was sent', async () => {
+    const paths = [
+      ['GET', '/.well-known/oauth-protected-resource/api/v1/mcp'],
+      ['GET', '/.well-known/oauth-protected-resource'],
+      ['GET', '/.well-known/oauth-authorization-server'],
+      ['GET', '/.well-known/openid-configuration'],
+      ['POST', '/register'],
+      ['GET', '/authorize'],
+      ['POST', '/token'],
+    ];
+    for (const [method, path] of paths) {
+      for (const [k, says] of [[null, 'this client sent none'], [manifest.keys.revoked, 'the key this client sent was refused']] as const) {
+        const res = await fetch(`${api.url}${path}`, { method, headers: k ? { authorization: `Bearer ${k}` } : {} });
+        const body = (await res.json()) as { error: { code: string; message: string } };
+        expect({ path, status: res.status, code: body.error.code }).toEqual({ path, status: 404, code: 'not_found' });
+        expect(body.error.message).toContain('No OAuth here');
+        expect(body.error.message).toContain(says);
+      }
+    }
+    const other = (await (await fetch(`${api.url}/.well-known/security.txt`)).json()) as { error: { message: string } };
+    expect(other.error.message).toBe('No such endpoint.');
+  });
+
   test('GET, DELETE and OPTIONS → 405 in the error envelope with Allow: POST, before any key check', async () => {
     for (const method of ['GET', 'DELETE', 'OPTIONS']) {
       for (const key of [null, manifest.keys.workspace]) {
