@@ -7,6 +7,7 @@ import { timed, type Call, type CallContext } from '../middleware/call.js';
 import { asApiError } from '../middleware/envelope.js';
 import { keyedChain, type Event, type Result } from '../http/chain.js';
 import { prepareRead, readContext } from '../reads/execute.js';
+import type { Config } from '../config.js';
 import type { Services } from '../services.js';
 import { resultText } from './fence.js';
 import { tools } from './tools.js';
@@ -45,15 +46,29 @@ class RpcError extends Error {
  * allowed (MCP transport spec, "Security Warning": against DNS rebinding of a local server, and web
  * pages calling with a key they got hold of).
  */
-function gateMiddleware(allowedOrigins: ReadonlySet<string>): MiddlewareObj<Event, Result, Error, CallContext> {
+function gateMiddleware(allowed: Config['MCP_ALLOWED_ORIGINS']): MiddlewareObj<Event, Result, Error, CallContext> {
   return {
     name: 'mcp-gate',
     before: (request) => {
       const origin = request.event.headers?.origin;
-      if (origin !== undefined && !allowedOrigins.has(URL.canParse(origin) ? new URL(origin).origin : '')) throw new OriginNotAllowed();
+      if (origin !== undefined && !originAllowed(origin, allowed)) throw new OriginNotAllowed();
       if (request.event.requestContext.http.method !== 'POST') throw new MethodNotAllowed(['POST'], POST_ONLY);
     },
   };
+}
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * Whether a browser page of this origin may call /mcp. Loopback origins are the user's own machine
+ * (a DNS-rebinding page has the attacker's name as origin, never localhost): local tools such as the
+ * MCP Inspector's web UI, and the MCP conformance suite's expectation for a local server.
+ */
+export function originAllowed(origin: string, allowed: Config['MCP_ALLOWED_ORIGINS']): boolean {
+  if (!URL.canParse(origin)) return false;
+  const u = new URL(origin);
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return false;
+  return allowed.origins.has(u.origin) || (allowed.loopback && LOOPBACK_HOSTS.has(u.hostname));
 }
 
 /** A JSON-RPC error answered without reaching the MCP server (same shape as the SDK transport's own). */

@@ -230,9 +230,10 @@ describe('one budget for REST and MCP', () => {
 
 describe('Origin (MCP transport spec: DNS rebinding)', () => {
   const page = (origin: string) => ({ origin });
+  const foreign = ['https://evil.example', 'http://localhost.evil.example', 'http://127.0.0.1.nip.io', 'null', '', 'not a url', 'file:///etc/passwd'];
 
   test('an Origin that is not allowed → 403 origin_not_allowed, before the key: no budget spent, whatever the key', async () => {
-    for (const origin of ['https://evil.example', 'http://localhost:6274', 'null', '', 'not a url']) {
+    for (const origin of foreign) {
       for (const k of [null, manifest.keys.revoked, key()]) {
         const reply = await rpc(api, k, toolCall('get_me', {}), page(origin));
         expectError(reply, 403, 'origin_not_allowed', { budget: false });
@@ -245,17 +246,20 @@ describe('Origin (MCP transport spec: DNS rebinding)', () => {
     expect(before - after).toBe(1); // the /me call itself, not the refused one
   });
 
-  test('no Origin (servers, CLIs, desktop bridges) is served as before', async () => {
+  test('no Origin (servers, CLIs, desktop bridges), and loopback origins by default, are served', async () => {
     expect((await rpc(api, key(), toolCall('get_me', {}))).status).toBe(200);
+    for (const origin of ['http://localhost:6274', 'http://127.0.0.1:3000', 'http://[::1]:8080', 'https://localhost']) {
+      expect((await rpc(api, key(), toolCall('get_me', {}), page(origin))).status).toBe(200);
+    }
   });
 
-  test('MCP_ALLOWED_ORIGINS lets the listed origins through, exactly (scheme, host, port)', async () => {
-    const allowed = await startTestApi({ MCP_ALLOWED_ORIGINS: 'https://app.example.com, http://localhost:6274' });
+  test('MCP_ALLOWED_ORIGINS lets the listed origins through, exactly (scheme, host, port); without loopback, localhost is refused', async () => {
+    const allowed = await startTestApi({ MCP_ALLOWED_ORIGINS: 'https://app.example.com, http://tools.example.com:8080' });
     try {
-      for (const origin of ['https://app.example.com', 'https://APP.example.com:443', 'http://localhost:6274']) {
+      for (const origin of ['https://app.example.com', 'https://APP.example.com:443', 'http://tools.example.com:8080']) {
         expect((await rpc(allowed, key(), toolCall('get_me', {}), page(origin))).status).toBe(200);
       }
-      for (const origin of ['http://app.example.com', 'https://app.example.com:8443', 'https://evil.app.example.com', 'http://localhost:6275']) {
+      for (const origin of ['http://app.example.com', 'https://app.example.com:8443', 'https://evil.app.example.com', 'http://tools.example.com', 'http://localhost:6274']) {
         expectError(await rpc(allowed, key(), toolCall('get_me', {}), page(origin)), 403, 'origin_not_allowed', { budget: false });
       }
       // REST reads are not concerned: the check guards the MCP endpoint.
@@ -265,13 +269,18 @@ describe('Origin (MCP transport spec: DNS rebinding)', () => {
     }
   });
 
-  test('MCP_ALLOWED_ORIGINS: empty by default; anything but origins is refused at start', () => {
+  test('MCP_ALLOWED_ORIGINS: loopback by default, empty for none; anything but origins is refused at start', () => {
     const base = { CURSOR_SECRET: 'x'.repeat(32), DATABASE_URL: 'postgres://x@127.0.0.1/x' };
-    expect([...parseConfig(base).MCP_ALLOWED_ORIGINS]).toEqual([]);
-    expect([...parseConfig({ ...base, MCP_ALLOWED_ORIGINS: 'https://A.example.com:443/, http://localhost:6274' }).MCP_ALLOWED_ORIGINS]).toEqual([
-      'https://a.example.com',
-      'http://localhost:6274',
-    ]);
+    const parsed = (v?: string) => {
+      const o = parseConfig(v === undefined ? base : { ...base, MCP_ALLOWED_ORIGINS: v }).MCP_ALLOWED_ORIGINS;
+      return { origins: [...o.origins], loopback: o.loopback };
+    };
+    expect(parsed()).toEqual({ origins: [], loopback: true });
+    expect(parsed('')).toEqual({ origins: [], loopback: false });
+    expect(parsed('https://A.example.com:443/, loopback, http://localhost:6274')).toEqual({
+      origins: ['https://a.example.com', 'http://localhost:6274'],
+      loopback: true,
+    });
     for (const bad of ['*', 'app.example.com', 'https://app.example.com/path', 'ftp://x.example', 'https://u:p@x.example', 'https://x.example?q=1']) {
       expect(() => parseConfig({ ...base, MCP_ALLOWED_ORIGINS: bad })).toThrow(/MCP_ALLOWED_ORIGINS/);
     }
