@@ -2,6 +2,8 @@ import * as z from 'zod';
 import { apiSwitchFromEnv, type ApiSwitch } from './middleware/api-switch.js';
 
 const bool = z.enum(['true', 'false']).transform((v) => v === 'true');
+/** In MCP_ALLOWED_ORIGINS: any origin on the loopback interface (the user's own machine). */
+const LOOPBACK = 'loopback';
 const int = (min: number) => z.coerce.number().int().min(min);
 
 /**
@@ -46,6 +48,31 @@ const schema = z.object({
   /** Stamp key.last_used_at at most this often per key (seconds); 0 disables the stamp. */
   LAST_USED_THROTTLE_SECONDS: int(0).default(60),
   LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']).default('INFO'),
+  /**
+   * Web origins allowed to call /mcp: a comma-separated list of origins (`https://app.example.com`)
+   * and the word `loopback` (http or https on localhost, 127.0.0.1 or [::1], any port); default
+   * `loopback`; empty: none. A request without Origin (servers, CLIs, desktop bridges) is not
+   * concerned; one with an Origin not allowed is refused 403 origin_not_allowed (DNS rebinding).
+   */
+  MCP_ALLOWED_ORIGINS: z
+    .string()
+    .default(LOOPBACK)
+    .transform((v, ctx) => {
+      const allowed = { origins: new Set<string>() as ReadonlySet<string>, loopback: false };
+      for (const item of v.split(',').map((s) => s.trim()).filter((s) => s !== '')) {
+        if (item === LOOPBACK) {
+          allowed.loopback = true;
+          continue;
+        }
+        const u = URL.canParse(item) ? new URL(item) : undefined;
+        if (!u || !['http:', 'https:'].includes(u.protocol) || u.pathname !== '/' || u.search || u.hash || u.username || u.password) {
+          ctx.addIssue({ code: 'custom', message: `MCP_ALLOWED_ORIGINS: "${item}" is neither an origin (http(s)://host[:port], nothing after) nor ${LOOPBACK}` });
+          return z.NEVER;
+        }
+        (allowed.origins as Set<string>).add(u.origin);
+      }
+      return allowed;
+    }),
 });
 
 export type Config = z.infer<typeof schema> & {

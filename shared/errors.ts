@@ -23,11 +23,30 @@ export abstract class ApiError extends Error {
   }
 }
 
+/** The realm of every Bearer challenge (RFC 6750 §3). */
+export const AUTH_REALM = 'geo-measurement-api';
+
+/**
+ * `WWW-Authenticate` of a 401 (RFC 7235 §4.1 requires one; RFC 6750 §3 gives its form). The RFC 6750
+ * error is invalid_token in both cases (a missing, malformed, unknown or dead key alike); the
+ * description starts with our own code, so a client that shows it names the cause. Its value may
+ * hold neither `"` nor `\` (RFC 6750 §3, error_description syntax), hence a text of its own.
+ * No resource_metadata or scope: there is no OAuth here, and nothing for a client to discover.
+ */
+export function bearerChallenge(code: string, description: string): string {
+  return `Bearer realm="${AUTH_REALM}", error="invalid_token", error_description="${code}: ${description}"`;
+}
+
 export class Unauthorized extends ApiError {
   readonly status = 401;
   readonly code = 'unauthorized';
   constructor() {
     super('Send the header "Authorization: Bearer <API key>" with a key that begins with geo_live_.');
+  }
+
+  override headers(): Record<string, string> {
+    const hint = 'send the header Authorization: Bearer <API key> with a key that begins with geo_live_ (API keys only, no OAuth)';
+    return { ...super.headers(), 'www-authenticate': bearerChallenge(this.code, hint) };
   }
 }
 
@@ -36,6 +55,11 @@ export class KeyRevoked extends ApiError {
   readonly code = 'key_revoked';
   constructor() {
     super('This API key is revoked, expired, or its creator no longer has access to the workspace. Create a new key.');
+  }
+
+  override headers(): Record<string, string> {
+    const hint = 'this API key is revoked, expired, or its creator lost access to the workspace; create a new key (API keys only, no OAuth)';
+    return { ...super.headers(), 'www-authenticate': bearerChallenge(this.code, hint) };
   }
 }
 
@@ -55,11 +79,41 @@ export class AnalysisNotFound extends ApiError {
   }
 }
 
+/**
+ * Where an OAuth client lands after a 401 (RFC 9728/8414 discovery, RFC 7591 registration, the MCP
+ * SDKs' default /register, /authorize, /token): its last error is this body, so say why. Whether the
+ * client sent a key is known without looking it up; which refusal it got is in the 401 itself.
+ */
+const NO_OAUTH = {
+  keySent:
+    'No OAuth here: this API authenticates with an API key, and the key this client sent was refused (401): it is unknown, revoked or expired, or its creator lost access. Create a new key in the workspace settings and send it as Authorization: Bearer geo_live_...',
+  noKey:
+    'No OAuth here: this API authenticates with an API key, and this client sent none (401 unauthorized). Send Authorization: Bearer geo_live_... with a key created in the workspace settings.',
+};
+
 export class NotFound extends ApiError {
   readonly status = 404;
   readonly code = 'not_found';
-  constructor(what: 'group' | 'run' | 'answer' | 'route') {
-    super(what === 'route' ? 'No such endpoint.' : `No ${what} with this identifier in this analysis.`);
+  constructor(what: 'group' | 'run' | 'answer' | 'route' | 'oauth', opts: { keySent?: boolean } = {}) {
+    super(
+      what === 'route'
+        ? 'No such endpoint.'
+        : what === 'oauth'
+          ? NO_OAUTH[opts.keySent ? 'keySent' : 'noKey']
+          : `No ${what} with this identifier in this analysis.`,
+    );
+  }
+}
+
+/**
+ * A browser page of another site calling the MCP endpoint (the MCP transport spec asks servers to
+ * check Origin, against DNS rebinding). Decided before the key, so it spends no budget.
+ */
+export class OriginNotAllowed extends ApiError {
+  readonly status = 403;
+  readonly code = 'origin_not_allowed';
+  constructor() {
+    super('Requests from this web origin are not allowed on the MCP endpoint. Call it from a server or a local client, or ask for the origin to be allowed.');
   }
 }
 

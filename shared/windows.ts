@@ -32,13 +32,13 @@ export function windowParams<const N extends readonly WindowName[]>(accepted: N,
     window: z
       .enum(accepted as unknown as [N[number], ...N[number][]])
       .optional()
-      .describe(`Measurement window: ${accepted.join(', ')}. Default ${defaultName}. Excludes from/to.`),
+      .describe(`Measurement window, default ${defaultName}. Excludes from/to.`),
     from: isoDay
       .optional()
-      .describe(`First day of a custom window (UTC, inclusive), ${FIRST_DAY}..${LAST_DAY}. Requires to; excludes window; at most ${MAX_WINDOW_DAYS} days up to to.`),
+      .describe(`First day of a custom window (UTC, inclusive), ${FIRST_DAY}..${LAST_DAY}; requires to; at most ${MAX_WINDOW_DAYS} days up to to.`),
     to: isoDay
       .optional()
-      .describe(`Last day of a custom window (UTC, inclusive), ${FIRST_DAY}..${LAST_DAY}. Requires from; excludes window; at most ${MAX_WINDOW_DAYS} days after from.`),
+      .describe(`Last day of a custom window (UTC, inclusive), ${FIRST_DAY}..${LAST_DAY}; requires from; at most ${MAX_WINDOW_DAYS} days after from.`),
   };
 }
 

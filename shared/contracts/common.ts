@@ -24,17 +24,17 @@ export function untrustedText(description: string) {
 }
 
 /** Path parameter naming an analysis by slug or identifier (SPEC §4.1). */
-export const analysisParam = z.string().describe('Slug or identifier (UUID) of an analysis within the reach of the key.');
+export const analysisParam = z.string().describe('Slug or id of an analysis the key reaches (list_analyses).');
 
 /** Page size: integers only, bounds inclusive, nothing clamped (SPEC §4.1 rule 1). */
 export function limitParam(max: number, def: number) {
-  return z.number().int().min(1).max(max).default(def).describe(`Page size, integer 1..${max}. Default ${def}.`);
+  return z.number().int().min(1).max(max).default(def).describe(`Page size, 1..${max}.`);
 }
 
 export const cursorParam = z
   .string()
   .optional()
-  .describe('The next_cursor of the previous page, replayed unchanged. Bound to the read, analysis, key and window that produced it.');
+  .describe('next_cursor of the previous page, unchanged; bound to the read, analysis, key and window.');
 
 /** SPEC §2.3: items plus next_cursor, truncated, total. */
 export function listOf<T extends z.ZodType>(item: T, id: string, description: string) {

@@ -7,6 +7,6 @@ export const FIGURE_WINDOWS = WINDOW_NAMES;
 export const figureWindow = windowParams(FIGURE_WINDOWS, 'last-run');
 
 export const WINDOW_NOTE =
-  ' Window: last-run (default; the last finished collection), 7d, 14d, 30d, 90d (N days ending on the day of the last finished collection), all, or from/to (inclusive UTC days). Comparison: the previous collection for last-run, the period of equal length just before for Nd and from/to, none for all. The response starts with the measurement context (window understood, comparison, run, measurement date, recipes, per-engine coverage). 0 is a measured zero; null means nothing to measure.';
+  ' Window: last-run (default; the latest collection vs the one before), 7d to 90d (days up to the latest collection vs as many before), all (no comparison) or from/to (UTC days vs the span before).';
 
 export const figureInput = z.strictObject({ analysis: analysisParam, ...figureWindow }).superRefine(checkWindow);

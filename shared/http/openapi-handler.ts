@@ -16,6 +16,9 @@ export interface OpenApiHandlerOptions extends ApiSwitch {
 }
 
 const DOCUMENT_PATH = `${BASE_PATH}/openapi.json`;
+
+/** OAuth discovery and registration addresses, at the root or under a path (MCP clients try both). */
+const OAUTH_PATH = /\/\.well-known\/(oauth-protected-resource|oauth-authorization-server|openid-configuration)(\/|$)|^\/(register|authorize|token)$/;
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
 /**
@@ -36,7 +39,9 @@ function unknownRouteMiddleware(document: string): MiddlewareObj<Event, Result, 
       if (rawPath === DOCUMENT_PATH && requestContext.http.method === 'GET') return;
       const known = templates.find((t) => matchPath(t.path, rawPath));
       if (known) throw new MethodNotAllowed(known.allow);
-      throw new NotFound('route');
+      if (!OAUTH_PATH.test(rawPath)) throw new NotFound('route');
+      const auth = request.event.headers?.authorization;
+      throw new NotFound('oauth', { keySent: typeof auth === 'string' && auth.trim() !== '' });
     },
   };
 }

@@ -274,7 +274,7 @@ function mcpOperations(parts: Parts, examples?: Examples): Record<string, Operat
         '406': jsonRpcError('The Accept header does not list both application/json and text/event-stream.'),
         '413': jsonRpcError('The body is over 1 MB.'),
         '415': jsonRpcError('The Content-Type is not application/json.'),
-        ...errorResponses(COMMON_CODES.filter((c) => c !== 'invalid_request'), responses),
+        ...errorResponses([...COMMON_CODES.filter((c) => c !== 'invalid_request'), 'origin_not_allowed'], responses),
       },
     },
   };

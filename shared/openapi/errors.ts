@@ -8,6 +8,7 @@ import {
   KeyRevoked,
   MethodNotAllowed,
   NotFound,
+  OriginNotAllowed,
   PlanRequired,
   RateLimitUnavailable,
   RateLimited,
@@ -41,6 +42,8 @@ const CATALOGUE: ReadonlyArray<[ApiError, string]> = [
   [new ApiDisabled(1), 'The whole API is switched off for everyone; Retry-After gives the delay.'],
   // Not in SPEC §7: what a known path answers under a method it does not take (GET/DELETE /mcp).
   [new MethodNotAllowed(['GET']), 'The path exists, but not under this method; the Allow header lists the methods it takes.'],
+  // Not in SPEC §7: POST /mcp from a web page whose Origin is not allowed (MCP transport spec, DNS rebinding).
+  [new OriginNotAllowed(), 'The request carries an Origin header (a web page) that is not allowed to call the MCP endpoint. Server-side and local clients send none.'],
 ];
 
 export const ERROR_CODES: ReadonlyMap<string, ErrorCode> = new Map(

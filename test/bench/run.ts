@@ -12,6 +12,7 @@ const sections: Record<string, () => Promise<{ default: () => Promise<string> }>
   bundles: () => import('./bundles.bench.js'),
   overhead: () => import('./overhead.bench.js'),
   sizes: () => import('./sizes.bench.js'),
+  mcp: () => import('./mcp-sizes.bench.js'),
 };
 
 const wanted = process.argv.slice(2);

@@ -5,9 +5,16 @@ import { standalone } from '../../shared/contracts/json-schema.js';
 import type { LocalApi } from '../../shared/local/stack.js';
 import { reads } from '../../shared/reads/registry.js';
 import { isScoped, pathParams, type ReadDef } from '../../shared/reads/types.js';
-import { HOSTILE_TEXTS } from '../../shared/store/demo.js';
 import { call, manifest, startTestApi } from '../support/api.js';
+import { TOOL_PAGE_DEFAULT, tools } from '../../shared/mcp/tools.js';
+import { unwrapUntrusted } from './args.js';
 import { connect, listerOf, restPath, takesWindowAll } from './support.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
+/** Not strict: x-untrusted is an annotation keyword of ours. */
+const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const key = () => manifest.keys.workspace;
@@ -63,32 +70,81 @@ async function argsFor(read: ReadDef): Promise<Record<string, unknown>> {
   return args;
 }
 
+type Schema = Record<string, any>;
+
 describe('tools/list: one tool per read, from the read table', () => {
-  test('names, schemas and read-only annotations', async () => {
+  test('names, input schemas as the contract states them, read-only annotations, no listChanged', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(reads.map((r) => r.name).sort());
+    expect(client.getServerCapabilities()).toEqual({ tools: {} });
     for (const read of reads) {
       const t = tools.find((x) => x.name === read.name)!;
-      expect(t.inputSchema).toEqual(standalone(read.input, 'input'));
-      expect(t.outputSchema).toEqual(standalone(read.output, 'output'));
+      const contract = standalone(read.input, 'input') as Schema;
+      const advertised = t.inputSchema as Schema;
+      // The same parameters, requirements, types, bounds, defaults and enums as REST validates with;
+      // only regex spellings of a stated format are left out.
+      expect(advertised.required ?? []).toEqual(contract.required ?? []);
+      expect(advertised.additionalProperties).toBe(false);
+      expect(Object.keys(advertised.properties)).toEqual(Object.keys(contract.properties));
+      for (const [name, prop] of Object.entries(contract.properties as Record<string, Schema>)) {
+        const { pattern, ...rest } = prop;
+        if (pattern !== undefined) expect(prop.format).toBeDefined();
+        // Page defaults are the tool's own (next test); everything else as REST.
+        const { default: _d, ...same } = advertised.properties[name];
+        const { default: _r, ...expected } = rest;
+        expect({ name, ...same }).toEqual({ name, ...expected });
+        if (name !== 'limit') expect(advertised.properties[name].default).toEqual(prop.default);
+      }
       expect(t.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true, openWorldHint: false, destructiveHint: false });
       expect(t.description).toContain(read.description);
-      expect(t.description).toContain(`/api/v1${read.path}`);
+      expect(t.title).toBe(read.summary);
+    }
+  });
+
+  test(`tools page ${TOOL_PAGE_DEFAULT} items by default where REST pages more; the same maximum`, async () => {
+    const { tools: list } = await client.listTools();
+    const paged = list.filter((t) => (t.inputSchema.properties as Schema)?.limit);
+    expect(paged.map((t) => t.name).sort()).toEqual(['list_analyses', 'list_answers', 'list_group_prompts', 'list_runs', 'list_sources']);
+    for (const t of paged) {
+      const rest = (standalone(reads.find((r) => r.name === t.name)!.input, 'input') as Schema).properties.limit;
+      expect((t.inputSchema.properties as Schema).limit).toEqual({ ...rest, default: Math.min(rest.default, TOOL_PAGE_DEFAULT) });
+    }
+    const sources = (await tool('list_sources', { analysis: manifest.analyses.collected })).structuredContent as { items: unknown[]; truncated: boolean; total: number };
+    expect(sources.items).toHaveLength(TOOL_PAGE_DEFAULT);
+    expect(sources.truncated).toBe(true);
+    expect(sources.total).toBeGreaterThan(TOOL_PAGE_DEFAULT);
+  });
+
+  test('output schemas are self-contained: every $ref points into the tool’s own $defs', async () => {
+    const { tools } = await client.listTools();
+    for (const t of tools) {
+      const text = JSON.stringify(t.outputSchema);
+      const defs = Object.keys((t.outputSchema as Schema).$defs ?? {});
+      for (const [, name] of text.matchAll(/"\$ref":"#\/\$defs\/([^"]+)"/g)) expect(defs).toContain(name);
+      expect(text).not.toMatch(/"\$ref":"(?!#\/\$defs\/)/);
     }
   });
 });
 
 describe('tools/call: the same data as REST', () => {
-  test.each(reads.map((r) => [r.name, r] as const))('%s: structuredContent equals the REST body', async (_name, read) => {
+  test.each(reads.map((r) => [r.name, r] as const))('%s: structuredContent is the REST body, untrusted strings wrapped', async (_name, read) => {
     const args = await argsFor(read);
     const result = await tool(read.name, args);
     expect(result.isError).toBeFalsy();
-    const rest = await call(api, restPath(read, args), key());
+    // The tool's own page default (10) where REST's is larger, stated to REST explicitly.
+    const rest = await call(api, restPath(read, { ...tools().get(read.name)!.defaults, ...args }), key());
     expect(rest.status).toBe(200);
-    expect(stable(read, result.structuredContent)).toEqual(stable(read, rest.body));
+    expect(stable(read, result.structuredContent)).toEqual(stable(read, tools().get(read.name)!.structured(rest.body)));
+    expect(stable(read, unwrapUntrusted(result.structuredContent))).toEqual(stable(read, rest.body));
+    // It validates against the advertised outputSchema (the SDK client checks it too).
+    const { tools: list } = await client.listTools();
+    const validate = ajv.compile(list.find((t) => t.name === read.name)!.outputSchema!);
+    expect(validate(result.structuredContent) ? 'valid' : ajv.errorsText(validate.errors)).toBe('valid');
     // The text block carries the same JSON, for clients that only read text (fenced when third-party text is inside).
     const text = result.content[0];
-    expect(text?.type).toBe('text');
+    if (text?.type !== 'text') throw new Error('expected a text block');
+    const json = tools().get(read.name)!.untrusted ? text.text.split('\n')[2]! : text.text;
+    expect(JSON.parse(json)).toEqual(result.structuredContent);
     const meta = result._meta as { rate_limit: { limit: number; remaining: number; reset_after_seconds: number } };
     expect(meta.rate_limit.limit).toBe(Number(rest.headers.get('x-ratelimit-limit')));
     expect(meta.rate_limit.remaining).toBeGreaterThanOrEqual(0);
@@ -151,27 +207,5 @@ describe('tool failures: isError with the REST error body, never an internal mes
   test('an unknown tool is a JSON-RPC error (-32602), not a result', async () => {
     await expect(tool('drop_tables')).rejects.toThrow(McpError);
     await expect(tool('drop_tables')).rejects.toMatchObject({ code: -32602 });
-  });
-});
-
-describe('untrusted answer text', () => {
-  const read = reads.find((r) => r.name === 'get_answer');
-  (read ? test : test.skip)('get_answer text is fenced and labelled; structuredContent is the REST body', async () => {
-    for (const [i, id] of manifest.hostileAnswerIds.entries()) {
-      const args = { analysis: manifest.analyses.collected, answer: id };
-      const result = await tool('get_answer', args);
-      const rest = await call(api, restPath(read!, args), key());
-      expect(result.structuredContent).toEqual(rest.body);
-      expect((result.structuredContent as { text: string }).text).toBe(HOSTILE_TEXTS[i]);
-      const text = (result.content[0] as { text: string }).text;
-      const lines = text.split('\n');
-      // Label, opening marker, the JSON on one line, closing marker: nothing inside can add a line.
-      expect(lines).toHaveLength(4);
-      expect(lines[0]).toMatch(/untrusted/i);
-      expect(lines[1]).toBe('<untrusted-third-party-content>');
-      expect(lines[3]).toBe('</untrusted-third-party-content>');
-      expect(lines[2]).not.toMatch(/[<>]/);
-      expect(JSON.parse(lines[2]!)).toEqual(rest.body);
-    }
   });
 });

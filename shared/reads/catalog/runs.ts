@@ -95,9 +95,9 @@ export const listRuns = defineRead({
   name: 'list_runs',
   family: 'catalog',
   path: '/analyses/{analysis}/runs',
-  summary: 'List the runs (collections) of an analysis, most recent first',
+  summary: 'List the runs (collections) of an analysis',
   description:
-    'Collection history of the analysis, most recent first (by start time), in one page of at most `limit` runs: next_cursor is always null, and truncated is true when older runs exist beyond the page. Each run gives its state, start, collection and finish times, and per-engine counts. See the run read for the states and their transitions.',
+    'Collection history, most recent start first: state, start, collection and finish times, per-engine counts. One page of at most limit runs (next_cursor always null); truncated says older runs exist. A run weighs about 130 bytes per engine. get_run explains the states.',
   input: z.strictObject({ analysis: analysisParam, limit: limitParam(100, 30) }),
   output: listOf(runSummary, 'run_list', 'Runs of the analysis, most recent first; one page (next_cursor null, truncated when older runs exist).'),
   errors: ['analysis_not_found', 'invalid_request'],
@@ -122,8 +122,8 @@ export const getRun = defineRead({
   path: '/analyses/{analysis}/runs/{run}',
   summary: 'Get one run with per-engine progress',
   description:
-    'One collection of the analysis with per-engine progress (state, expected, collected, extracted and failed answers, extraction recipe). `run` is a run identifier from the runs list, or `latest` for the most recent run, finished or not. A run of another analysis, an unknown or malformed identifier, and `latest` on an analysis that never started a run answer 404 not_found. ' +
-    'Run states: collecting -> extracting -> finished, any -> failed. Engine states: pending -> collecting -> extracting -> done, any -> failed. A run in extracting has collected_at set and finished_at null: collected, not yet extracted.',
+    'One collection with per-engine progress (state; expected, collected, extracted and failed answers; extraction recipe). run: an id from list_runs, or latest (the most recent run, finished or not); an unknown run answers 404 not_found. ' +
+    'Run states: collecting -> extracting (collected, not yet extracted) -> finished, any -> failed. Engine states: pending -> collecting -> extracting -> done, any -> failed.',
   input: z.strictObject({
     analysis: analysisParam,
     run: z.string().describe('A run identifier (UUID) from the runs list, or the reserved word `latest` for the most recent run, finished or not.'),

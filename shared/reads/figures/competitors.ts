@@ -62,7 +62,7 @@ export const listCompetitors = defineRead({
   path: '/analyses/{analysis}/competitors',
   summary: 'Competitors ranked over a window',
   description:
-    'Direct (configured) and indirect (discovered in answers) competitors ranked by mentions, each with share of voice, visibility and average position, and the tracked brand with its own rank.' +
+    'Direct (configured) and indirect (found in answers) competitors ranked by mentions, with share of voice, visibility and average position; the tracked brand with its own rank.' +
     WINDOW_NOTE,
   input: figureInput,
   output: competitorListSchema,

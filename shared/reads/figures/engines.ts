@@ -17,7 +17,7 @@ export const listEngines = defineRead({
   family: 'figures',
   path: '/analyses/{analysis}/engines',
   summary: 'Headline metrics per AI engine',
-  description: 'The headline metrics of the analysis broken down per AI engine, configured engines first in their configured order.' + WINDOW_NOTE,
+  description: 'The headline figures broken down per AI engine, configured engines first.' + WINDOW_NOTE,
   input: figureInput,
   output: engineListSchema,
   errors: ['analysis_not_found', 'invalid_request'],

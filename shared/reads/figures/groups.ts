@@ -37,7 +37,7 @@ export const listGroups = defineRead({
   family: 'figures',
   path: '/analyses/{analysis}/groups',
   summary: 'Prompt groups with their metrics',
-  description: 'Every prompt group of the analysis (and none, the prompts in no group) with its headline metrics over the window.' + WINDOW_NOTE,
+  description: 'Every prompt group (and none: the prompts in no group) with its headline figures.' + WINDOW_NOTE,
   input: figureInput,
   output: groupListSchema,
   errors: ['analysis_not_found', 'invalid_request'],
@@ -90,7 +90,7 @@ export const listGroupPrompts = defineRead({
   path: '/analyses/{analysis}/groups/{group}/prompts',
   summary: 'Prompts of a group with per-engine metrics',
   description:
-    'The prompts in one group now — or, with group = none, the prompts in no group — each with its headline metrics per AI engine over the window: the only question-grain figures of the API. The group figures of the groups read are the sums of these rows. limit 1..200 (default 50), offset 0..100000 (default 0) in creation order. A group of another analysis, or unknown, answers 404 not_found.' +
+    'The prompts in one group now (group = none: the prompts in no group), each with its headline figures over all engines and per engine: the only per-prompt figures; the groups read’s figures are the sums of these rows. Paged by limit and offset in creation order; a prompt weighs about 1 KB per engine, so keep pages small. An unknown group answers 404 not_found.' +
     WINDOW_NOTE,
   input: z
     .strictObject({

@@ -14,7 +14,7 @@ export const getMetrics = defineRead({
   path: '/analyses/{analysis}/metrics',
   summary: 'Headline metrics over a window',
   description:
-    'Visibility, share of voice, average position, sentiment and source share of the tracked brand over the window, each rate with numerator, denominator, 95% Wilson interval, previous value, delta and significance.' +
+    'Headline figures of the tracked brand: visibility, share of voice, average position, sentiment and source share, each with previous value, delta and (rates) significance.' +
     WINDOW_NOTE,
   input: figureInput,
   output: metricsSchema,

@@ -35,7 +35,7 @@ export const listSources = defineRead({
   path: '/analyses/{analysis}/sources',
   summary: 'Cited domains ranked by share of sources',
   description:
-    'The domains cited by AI engines in the window, most cited first, each with its share of all citations (Wilson interval, comparison) and whether it is one of the analysis’s own domains. limit 1..200 (default 50); truncated and total tell what was left out.' +
+    'Domains AI engines cited, most cited first, with their share of all citations and whether the analysis owns them. One page of limit domains; truncated and total say what was left out.' +
     WINDOW_NOTE,
   input: z.strictObject({ analysis: analysisParam, ...figureWindow, limit: limitParam(200, 50) }).superRefine(checkWindow),
   output: sourceListSchema,

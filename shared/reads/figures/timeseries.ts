@@ -86,7 +86,8 @@ export const getMetricsTimeseries = defineRead({
   path: '/analyses/{analysis}/metrics/timeseries',
   summary: 'Daily series of headline metrics',
   description:
-    'One point per UTC day of the window: the headline metrics of the latest run of that day, each rate with numerator and denominator; the summary gives the whole window with intervals and comparison. Days without a run are listed as {day, state: no_run}. Window: 7d, 14d, 30d (default), 90d (N days ending on the day of the last finished collection), all (at most 3,660 days of history; longer: use from/to), or from/to (inclusive UTC days, at most 366); last-run is refused. 0 is a measured zero; null means nothing to measure.',
+    'One point per UTC day: the headline figures of the day’s latest run (rates with numerator and denominator; the summary adds intervals and the comparison); a day without a run is {day, state: no_run}. Window: 7d, 14d, 30d (default), 90d (days up to the latest collection), all (at most 3,660 days of history), or from/to (UTC days, at most 366); no last-run. ' +
+    'A day with a run weighs about 0.45 KB: beyond about 150 days (all, a wide from/to) a result can exceed what an assistant reads; ask for 90d or less, or walk from/to spans of three months.',
   input: z.strictObject({ analysis: analysisParam, ...windowParams(SERIES_WINDOWS, '30d') }).superRefine(checkWindow),
   output: timeseriesSchema,
   errors: ['analysis_not_found', 'invalid_request'],

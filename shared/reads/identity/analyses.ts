@@ -46,7 +46,7 @@ export const listAnalyses = defineRead({
   path: '/analyses',
   summary: 'List the analyses the key can read',
   description:
-    'The analyses within the reach of the key, ordered by slug, paged with limit and cursor. Use a slug or id from here as the analysis parameter of every other read.',
+    'The analyses the key reaches, by slug, paged with limit and cursor. Start here: pass a slug or id as `analysis` to every other read.',
   input: z.strictObject({ limit: limitParam(200, 50), cursor: cursorParam }),
   output: listOf(analysisSummary, 'analysis_list', 'Analyses the key may read, ordered by slug.'),
   errors: ['invalid_request', 'cursor_expired'],
@@ -114,7 +114,7 @@ export const getAnalysis = defineRead({
   path: '/analyses/{analysis}',
   summary: 'Get one analysis',
   description:
-    'One analysis by slug or id: tracked brand, owned domains, configured engines and competitors, prompt counts, and its latest run. An analysis that does not exist and one outside the key’s reach both answer 404 analysis_not_found.',
+    'One analysis by slug or id: tracked brand, owned domains, configured engines and competitors, prompt counts, latest run. An unknown analysis and one outside the key’s reach both answer 404 analysis_not_found.',
   input: z.strictObject({ analysis: analysisParam }),
   output: analysisSchema,
   errors: ['analysis_not_found'],

@@ -40,7 +40,7 @@ export const me = defineRead({
   path: '/me',
   summary: 'Describe the calling key',
   description:
-    'Identity of the API key: workspace, plan, per-minute call budget (ceiling, remaining, reset) and how many analyses it reaches. Answers even when the key reaches nothing. Use it first to check a key and the budget left.',
+    'The API key, its workspace and plan, the per-minute call budget (ceiling, remaining, seconds to reset) and how many analyses it reaches (0: a valid key that reaches nothing). Use it to check a key or the budget left.',
   input: z.strictObject({}),
   output: meSchema,
   errors: [],
