@@ -59,11 +59,12 @@ async function collect(get: Get, post: Post, m: DemoManifest): Promise<Examples>
   await show('get_metrics', `/analyses/${a}/metrics`, 'The last collection, compared with the one before');
   // The window holds a day without a collection (the demo's gap 11 days before its last day).
   await show('get_metrics_timeseries', `/analyses/${a}/metrics/timeseries?from=${daysBefore(12)}&to=${daysBefore(10)}`, 'Three days, one without a run');
-  await show('list_engines', `/analyses/${a}/engines`, 'Per engine, last collection');
-  await show('list_competitors', `/analyses/${a}/competitors`, 'Direct and indirect competitors, last collection');
-  await show('list_sources', `/analyses/${a}/sources?limit=3`, 'The three most cited domains');
-  const groups = await show('list_groups', `/analyses/${a}/groups`, 'Every group, last collection');
-  await show('list_group_prompts', `/analyses/${a}/groups/${groups.items[0].id}/prompts?limit=1`, 'First prompt of a group');
+  // The other figure reads over the whole history: no comparison period, so their rates are shorter to read.
+  await show('list_engines', `/analyses/${a}/engines?window=all`, 'Per engine, whole history');
+  await show('list_competitors', `/analyses/${a}/competitors?window=all`, 'Direct and indirect competitors, whole history');
+  await show('list_sources', `/analyses/${a}/sources?window=all&limit=3`, 'The three most cited domains');
+  const groups = await show('list_groups', `/analyses/${a}/groups?window=all`, 'Every group, whole history');
+  await show('list_group_prompts', `/analyses/${a}/groups/${groups.items[0].id}/prompts?window=all&limit=1`, 'First prompt of a group');
   await show('list_prompts', `/analyses/${a}/prompts`, 'The prompt catalogue');
   const runs = await show('list_runs', `/analyses/${a}/runs?limit=2`, 'The two latest runs');
   await show('get_run', `/analyses/${a}/runs/${runs.items[1].id}`, 'One run');

@@ -35,10 +35,10 @@ export function windowParams<const N extends readonly WindowName[]>(accepted: N,
       .describe(`Measurement window, default ${defaultName}. Excludes from/to.`),
     from: isoDay
       .optional()
-      .describe(`First day of a custom window (UTC, inclusive), ${FIRST_DAY}..${LAST_DAY}; requires to; at most ${MAX_WINDOW_DAYS} days up to to.`),
+      .describe(`First UTC day of a custom window (inclusive), ${FIRST_DAY}..${LAST_DAY}; needs to; span at most ${MAX_WINDOW_DAYS} days.`),
     to: isoDay
       .optional()
-      .describe(`Last day of a custom window (UTC, inclusive), ${FIRST_DAY}..${LAST_DAY}; requires from; at most ${MAX_WINDOW_DAYS} days after from.`),
+      .describe(`Last UTC day (inclusive), ${FIRST_DAY}..${LAST_DAY}; needs from; span at most ${MAX_WINDOW_DAYS} days.`),
   };
 }
 

@@ -705,6 +705,22 @@ export interface components {
             /** @description Display name of the engine. */
             name: string;
         };
+        /** @description The error body: one key `error` holding code, message and request_id (and param where one parameter is to blame). */
+        error: {
+            error: {
+                /** @description Stable code; client logic keys on it (SPEC §7). */
+                code: string;
+                /** @description Fixed English text for humans; may be reworded, never match on it. */
+                message: string;
+                /** @description The offending parameter (query key, path parameter or tool argument); present on invalid_request when one is to blame. */
+                param?: string;
+                /**
+                 * Format: uuid
+                 * @description Equal to the X-Request-Id header of the same response; quote it when reporting a problem.
+                 */
+                request_id: string;
+            };
+        };
         /** @description Prompt groups of the analysis with their headline metrics over the window, by name; the pseudo-group none (prompts in no group) last. Single page. */
         group_list: {
             context: components["schemas"]["measurement_context"];
@@ -1296,22 +1312,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": {
-                    error: {
-                        /**
-                         * @description Stable code; client logic keys on it (SPEC §7).
-                         * @enum {string}
-                         */
-                        code: "analysis_not_found";
-                        /** @description Fixed English text for humans; may be reworded, never match on it. */
-                        message: string;
-                        /** @description The offending parameter (query key, path parameter or tool argument); present on invalid_request when one is to blame. */
-                        param?: string;
-                        /**
-                         * Format: uuid
-                         * @description Equal to the X-Request-Id header of the same response; quote it when reporting a problem.
-                         */
-                        request_id: string;
+                "application/json": components["schemas"]["error"] & {
+                    error?: {
+                        /** @enum {unknown} */
+                        code?: "analysis_not_found";
                     };
                 };
             };
@@ -1329,22 +1333,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": {
-                    error: {
-                        /**
-                         * @description Stable code; client logic keys on it (SPEC §7).
-                         * @enum {string}
-                         */
-                        code: "analysis_not_found" | "not_found";
-                        /** @description Fixed English text for humans; may be reworded, never match on it. */
-                        message: string;
-                        /** @description The offending parameter (query key, path parameter or tool argument); present on invalid_request when one is to blame. */
-                        param?: string;
-                        /**
-                         * Format: uuid
-                         * @description Equal to the X-Request-Id header of the same response; quote it when reporting a problem.
-                         */
-                        request_id: string;
+                "application/json": components["schemas"]["error"] & {
+                    error?: {
+                        /** @enum {unknown} */
+                        code?: "analysis_not_found" | "not_found";
                     };
                 };
             };
@@ -1360,22 +1352,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": {
-                    error: {
-                        /**
-                         * @description Stable code; client logic keys on it (SPEC §7).
-                         * @enum {string}
-                         */
-                        code: "api_disabled";
-                        /** @description Fixed English text for humans; may be reworded, never match on it. */
-                        message: string;
-                        /** @description The offending parameter (query key, path parameter or tool argument); present on invalid_request when one is to blame. */
-                        param?: string;
-                        /**
-                         * Format: uuid
-                         * @description Equal to the X-Request-Id header of the same response; quote it when reporting a problem.
-                         */
-                        request_id: string;
+                "application/json": components["schemas"]["error"] & {
+                    error?: {
+                        /** @enum {unknown} */
+                        code?: "api_disabled";
                     };
                 };
             };
@@ -1390,22 +1370,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": {
-                    error: {
-                        /**
-                         * @description Stable code; client logic keys on it (SPEC §7).
-                         * @enum {string}
-                         */
-                        code: "internal_error";
-                        /** @description Fixed English text for humans; may be reworded, never match on it. */
-                        message: string;
-                        /** @description The offending parameter (query key, path parameter or tool argument); present on invalid_request when one is to blame. */
-                        param?: string;
-                        /**
-                         * Format: uuid
-                         * @description Equal to the X-Request-Id header of the same response; quote it when reporting a problem.
-                         */
-                        request_id: string;
+                "application/json": components["schemas"]["error"] & {
+                    error?: {
+                        /** @enum {unknown} */
+                        code?: "internal_error";
                     };
                 };
             };
@@ -1420,22 +1388,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": {
-                    error: {
-                        /**
-                         * @description Stable code; client logic keys on it (SPEC §7).
-                         * @enum {string}
-                         */
-                        code: "invalid_request";
-                        /** @description Fixed English text for humans; may be reworded, never match on it. */
-                        message: string;
-                        /** @description The offending parameter (query key, path parameter or tool argument); present on invalid_request when one is to blame. */
-                        param?: string;
-                        /**
-                         * Format: uuid
-                         * @description Equal to the X-Request-Id header of the same response; quote it when reporting a problem.
-                         */
-                        request_id: string;
+                "application/json": components["schemas"]["error"] & {
+                    error?: {
+                        /** @enum {unknown} */
+                        code?: "invalid_request";
                     };
                 };
             };
@@ -1453,22 +1409,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": {
-                    error: {
-                        /**
-                         * @description Stable code; client logic keys on it (SPEC §7).
-                         * @enum {string}
-                         */
-                        code: "invalid_request" | "cursor_expired";
-                        /** @description Fixed English text for humans; may be reworded, never match on it. */
-                        message: string;
-                        /** @description The offending parameter (query key, path parameter or tool argument); present on invalid_request when one is to blame. */
-                        param?: string;
-                        /**
-                         * Format: uuid
-                         * @description Equal to the X-Request-Id header of the same response; quote it when reporting a problem.
-                         */
-                        request_id: string;
+                "application/json": components["schemas"]["error"] & {
+                    error?: {
+                        /** @enum {unknown} */
+                        code?: "invalid_request" | "cursor_expired";
                     };
                 };
             };
@@ -1484,22 +1428,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": {
-                    error: {
-                        /**
-                         * @description Stable code; client logic keys on it (SPEC §7).
-                         * @enum {string}
-                         */
-                        code: "plan_required";
-                        /** @description Fixed English text for humans; may be reworded, never match on it. */
-                        message: string;
-                        /** @description The offending parameter (query key, path parameter or tool argument); present on invalid_request when one is to blame. */
-                        param?: string;
-                        /**
-                         * Format: uuid
-                         * @description Equal to the X-Request-Id header of the same response; quote it when reporting a problem.
-                         */
-                        request_id: string;
+                "application/json": components["schemas"]["error"] & {
+                    error?: {
+                        /** @enum {unknown} */
+                        code?: "plan_required";
                     };
                 };
             };
@@ -1516,22 +1448,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": {
-                    error: {
-                        /**
-                         * @description Stable code; client logic keys on it (SPEC §7).
-                         * @enum {string}
-                         */
-                        code: "plan_required" | "origin_not_allowed";
-                        /** @description Fixed English text for humans; may be reworded, never match on it. */
-                        message: string;
-                        /** @description The offending parameter (query key, path parameter or tool argument); present on invalid_request when one is to blame. */
-                        param?: string;
-                        /**
-                         * Format: uuid
-                         * @description Equal to the X-Request-Id header of the same response; quote it when reporting a problem.
-                         */
-                        request_id: string;
+                "application/json": components["schemas"]["error"] & {
+                    error?: {
+                        /** @enum {unknown} */
+                        code?: "plan_required" | "origin_not_allowed";
                     };
                 };
             };
@@ -1551,22 +1471,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": {
-                    error: {
-                        /**
-                         * @description Stable code; client logic keys on it (SPEC §7).
-                         * @enum {string}
-                         */
-                        code: "rate_limit_unavailable" | "upstream_timeout" | "api_disabled";
-                        /** @description Fixed English text for humans; may be reworded, never match on it. */
-                        message: string;
-                        /** @description The offending parameter (query key, path parameter or tool argument); present on invalid_request when one is to blame. */
-                        param?: string;
-                        /**
-                         * Format: uuid
-                         * @description Equal to the X-Request-Id header of the same response; quote it when reporting a problem.
-                         */
-                        request_id: string;
+                "application/json": components["schemas"]["error"] & {
+                    error?: {
+                        /** @enum {unknown} */
+                        code?: "rate_limit_unavailable" | "upstream_timeout" | "api_disabled";
                     };
                 };
             };
@@ -1582,22 +1490,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": {
-                    error: {
-                        /**
-                         * @description Stable code; client logic keys on it (SPEC §7).
-                         * @enum {string}
-                         */
-                        code: "rate_limited";
-                        /** @description Fixed English text for humans; may be reworded, never match on it. */
-                        message: string;
-                        /** @description The offending parameter (query key, path parameter or tool argument); present on invalid_request when one is to blame. */
-                        param?: string;
-                        /**
-                         * Format: uuid
-                         * @description Equal to the X-Request-Id header of the same response; quote it when reporting a problem.
-                         */
-                        request_id: string;
+                "application/json": components["schemas"]["error"] & {
+                    error?: {
+                        /** @enum {unknown} */
+                        code?: "rate_limited";
                     };
                 };
             };
@@ -1614,22 +1510,10 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": {
-                    error: {
-                        /**
-                         * @description Stable code; client logic keys on it (SPEC §7).
-                         * @enum {string}
-                         */
-                        code: "unauthorized" | "key_revoked";
-                        /** @description Fixed English text for humans; may be reworded, never match on it. */
-                        message: string;
-                        /** @description The offending parameter (query key, path parameter or tool argument); present on invalid_request when one is to blame. */
-                        param?: string;
-                        /**
-                         * Format: uuid
-                         * @description Equal to the X-Request-Id header of the same response; quote it when reporting a problem.
-                         */
-                        request_id: string;
+                "application/json": components["schemas"]["error"] & {
+                    error?: {
+                        /** @enum {unknown} */
+                        code?: "unauthorized" | "key_revoked";
                     };
                 };
             };
@@ -1640,9 +1524,9 @@ export interface components {
         analysis: string;
         /** @description next_cursor of the previous page, unchanged; bound to the read, analysis, key and window. */
         cursor: string;
-        /** @description First day of a custom window (UTC, inclusive), 2000-01-01..2099-12-31; requires to; at most 366 days up to to. */
+        /** @description First UTC day of a custom window (inclusive), 2000-01-01..2099-12-31; needs to; span at most 366 days. */
         from: string;
-        /** @description Last day of a custom window (UTC, inclusive), 2000-01-01..2099-12-31; requires from; at most 366 days after from. */
+        /** @description Last UTC day (inclusive), 2000-01-01..2099-12-31; needs from; span at most 366 days. */
         to: string;
     };
     requestBodies: never;
@@ -1742,11 +1626,11 @@ export interface operations {
             query?: {
                 /** @description next_cursor of the previous page, unchanged; bound to the read, analysis, key and window. */
                 cursor?: components["parameters"]["cursor"];
-                /** @description First day of a custom window (UTC, inclusive), 2000-01-01..2099-12-31; requires to; at most 366 days up to to. */
+                /** @description First UTC day of a custom window (inclusive), 2000-01-01..2099-12-31; needs to; span at most 366 days. */
                 from?: components["parameters"]["from"];
                 /** @description Page size, 1..100. */
                 limit?: number;
-                /** @description Last day of a custom window (UTC, inclusive), 2000-01-01..2099-12-31; requires from; at most 366 days after from. */
+                /** @description Last UTC day (inclusive), 2000-01-01..2099-12-31; needs from; span at most 366 days. */
                 to?: components["parameters"]["to"];
                 /** @description Measurement window, default 30d. Excludes from/to. */
                 window?: "7d" | "14d" | "30d" | "90d" | "all";
@@ -1821,9 +1705,9 @@ export interface operations {
     list_competitors: {
         parameters: {
             query?: {
-                /** @description First day of a custom window (UTC, inclusive), 2000-01-01..2099-12-31; requires to; at most 366 days up to to. */
+                /** @description First UTC day of a custom window (inclusive), 2000-01-01..2099-12-31; needs to; span at most 366 days. */
                 from?: components["parameters"]["from"];
-                /** @description Last day of a custom window (UTC, inclusive), 2000-01-01..2099-12-31; requires from; at most 366 days after from. */
+                /** @description Last UTC day (inclusive), 2000-01-01..2099-12-31; needs from; span at most 366 days. */
                 to?: components["parameters"]["to"];
                 /** @description Measurement window, default last-run. Excludes from/to. */
                 window?: "last-run" | "7d" | "14d" | "30d" | "90d" | "all";
@@ -1862,9 +1746,9 @@ export interface operations {
     list_engines: {
         parameters: {
             query?: {
-                /** @description First day of a custom window (UTC, inclusive), 2000-01-01..2099-12-31; requires to; at most 366 days up to to. */
+                /** @description First UTC day of a custom window (inclusive), 2000-01-01..2099-12-31; needs to; span at most 366 days. */
                 from?: components["parameters"]["from"];
-                /** @description Last day of a custom window (UTC, inclusive), 2000-01-01..2099-12-31; requires from; at most 366 days after from. */
+                /** @description Last UTC day (inclusive), 2000-01-01..2099-12-31; needs from; span at most 366 days. */
                 to?: components["parameters"]["to"];
                 /** @description Measurement window, default last-run. Excludes from/to. */
                 window?: "last-run" | "7d" | "14d" | "30d" | "90d" | "all";
@@ -1903,9 +1787,9 @@ export interface operations {
     list_groups: {
         parameters: {
             query?: {
-                /** @description First day of a custom window (UTC, inclusive), 2000-01-01..2099-12-31; requires to; at most 366 days up to to. */
+                /** @description First UTC day of a custom window (inclusive), 2000-01-01..2099-12-31; needs to; span at most 366 days. */
                 from?: components["parameters"]["from"];
-                /** @description Last day of a custom window (UTC, inclusive), 2000-01-01..2099-12-31; requires from; at most 366 days after from. */
+                /** @description Last UTC day (inclusive), 2000-01-01..2099-12-31; needs from; span at most 366 days. */
                 to?: components["parameters"]["to"];
                 /** @description Measurement window, default last-run. Excludes from/to. */
                 window?: "last-run" | "7d" | "14d" | "30d" | "90d" | "all";
@@ -1944,13 +1828,13 @@ export interface operations {
     list_group_prompts: {
         parameters: {
             query?: {
-                /** @description First day of a custom window (UTC, inclusive), 2000-01-01..2099-12-31; requires to; at most 366 days up to to. */
+                /** @description First UTC day of a custom window (inclusive), 2000-01-01..2099-12-31; needs to; span at most 366 days. */
                 from?: components["parameters"]["from"];
                 /** @description Page size, 1..200. */
                 limit?: number;
                 /** @description Prompts to skip, integer 0..100000. Default 0. */
                 offset?: number;
-                /** @description Last day of a custom window (UTC, inclusive), 2000-01-01..2099-12-31; requires from; at most 366 days after from. */
+                /** @description Last UTC day (inclusive), 2000-01-01..2099-12-31; needs from; span at most 366 days. */
                 to?: components["parameters"]["to"];
                 /** @description Measurement window, default last-run. Excludes from/to. */
                 window?: "last-run" | "7d" | "14d" | "30d" | "90d" | "all";
@@ -1991,9 +1875,9 @@ export interface operations {
     get_metrics: {
         parameters: {
             query?: {
-                /** @description First day of a custom window (UTC, inclusive), 2000-01-01..2099-12-31; requires to; at most 366 days up to to. */
+                /** @description First UTC day of a custom window (inclusive), 2000-01-01..2099-12-31; needs to; span at most 366 days. */
                 from?: components["parameters"]["from"];
-                /** @description Last day of a custom window (UTC, inclusive), 2000-01-01..2099-12-31; requires from; at most 366 days after from. */
+                /** @description Last UTC day (inclusive), 2000-01-01..2099-12-31; needs from; span at most 366 days. */
                 to?: components["parameters"]["to"];
                 /** @description Measurement window, default last-run. Excludes from/to. */
                 window?: "last-run" | "7d" | "14d" | "30d" | "90d" | "all";
@@ -2032,9 +1916,9 @@ export interface operations {
     get_metrics_timeseries: {
         parameters: {
             query?: {
-                /** @description First day of a custom window (UTC, inclusive), 2000-01-01..2099-12-31; requires to; at most 366 days up to to. */
+                /** @description First UTC day of a custom window (inclusive), 2000-01-01..2099-12-31; needs to; span at most 366 days. */
                 from?: components["parameters"]["from"];
-                /** @description Last day of a custom window (UTC, inclusive), 2000-01-01..2099-12-31; requires from; at most 366 days after from. */
+                /** @description Last UTC day (inclusive), 2000-01-01..2099-12-31; needs from; span at most 366 days. */
                 to?: components["parameters"]["to"];
                 /** @description Measurement window, default 30d. Excludes from/to. */
                 window?: "7d" | "14d" | "30d" | "90d" | "all";
@@ -2180,11 +2064,11 @@ export interface operations {
     list_sources: {
         parameters: {
             query?: {
-                /** @description First day of a custom window (UTC, inclusive), 2000-01-01..2099-12-31; requires to; at most 366 days up to to. */
+                /** @description First UTC day of a custom window (inclusive), 2000-01-01..2099-12-31; needs to; span at most 366 days. */
                 from?: components["parameters"]["from"];
                 /** @description Page size, 1..200. */
                 limit?: number;
-                /** @description Last day of a custom window (UTC, inclusive), 2000-01-01..2099-12-31; requires from; at most 366 days after from. */
+                /** @description Last UTC day (inclusive), 2000-01-01..2099-12-31; needs from; span at most 366 days. */
                 to?: components["parameters"]["to"];
                 /** @description Measurement window, default last-run. Excludes from/to. */
                 window?: "last-run" | "7d" | "14d" | "30d" | "90d" | "all";

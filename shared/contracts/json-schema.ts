@@ -64,6 +64,12 @@ function nullable(node: JsonSchema): JsonSchema {
 /** zod's `.int()` states JavaScript's safe-integer range as bounds; as documentation they are noise. */
 const SAFE = Number.MAX_SAFE_INTEGER;
 
+/**
+ * Formats every JSON Schema validator and generator knows. zod writes its own regular expression beside
+ * them (a date's alone is 250 characters, repeated on every date field); the format says the same.
+ */
+const STANDARD_FORMATS = new Set(['date', 'date-time', 'uuid', 'email']);
+
 /** Rewrites zod's JSON Schema into the forms renderers and generated clients read well (same meaning). */
 function tidy(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(tidy);
@@ -73,6 +79,7 @@ function tidy(value: unknown): unknown {
     if (node.maximum === SAFE) delete node.maximum;
     if (node.minimum === -SAFE) delete node.minimum;
   }
+  if (typeof node.format === 'string' && STANDARD_FORMATS.has(node.format)) delete node.pattern;
   return nullable(node);
 }
 

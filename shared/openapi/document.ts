@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { errorEnvelope } from '../contracts/error.js';
+import { errorSchema } from '../contracts/error.js';
 import { convert, type JsonSchema } from '../contracts/json-schema.js';
 import { reads as table } from '../reads/registry.js';
 import { isScoped, pathParams, type Family, type ReadDef } from '../reads/types.js';
@@ -143,7 +143,14 @@ function errorResponses(codes: readonly string[], shared: Components['responses'
       shared[name] = {
         description: lines.join('\n'),
         headers: headersFor(status),
-        content: { [JSON_TYPE]: { schema: convert(errorEnvelope(list), 'output', SCHEMAS).root } },
+        // The one error body (components.schemas.error), narrowed to the codes this response can carry.
+        content: {
+          [JSON_TYPE]: {
+            schema: {
+              allOf: [{ $ref: `${SCHEMAS}error` }, { type: 'object', properties: { error: { type: 'object', properties: { code: { enum: list } } } } }],
+            },
+          },
+        },
       };
     }
     out[String(status)] = { $ref: `#/components/responses/${name}` };
@@ -355,6 +362,7 @@ export function buildOpenApi(list: readonly ReadDef[] = table, examples?: Exampl
   paths['/mcp'] = mcpOperations(parts, examples);
   paths['/openapi.json'] = { get: documentOperation(parts, { title: info.title, version: info.version }, examples !== undefined) };
   addSchemas(schemas, convert(jsonRpcReply, 'output', SCHEMAS).defs);
+  addSchemas(schemas, convert(errorSchema, 'output', SCHEMAS).defs);
   const parameters = shareParameters(paths);
   const sorted = Object.fromEntries(Object.keys(schemas).sort().map((k) => [k, schemas[k] as JsonSchema]));
   const families = [...new Set(list.map((r) => r.family))];

@@ -15,8 +15,8 @@ import { connect, rpc } from './support.js';
  * demo. Point 3: the tool list itself, in full and in the part a model sees.
  */
 const RESULT_LIMIT = 75_000;
-const LIST_LIMIT = 64 * 1024;
-const MODEL_VISIBLE_LIMIT = 16 * 1024;
+const LIST_LIMIT = 64_000;
+const MODEL_VISIBLE_LIMIT = 16_000;
 const DESCRIPTION_LIMIT = 1024;
 
 let api: LocalApi;

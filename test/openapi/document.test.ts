@@ -58,7 +58,7 @@ describe('what the document states', () => {
       for (const [status, r] of Object.entries(op.responses)) {
         if (status === '200') continue;
         const resp = (doc.components.responses as any)[(r as any).$ref.split('/').pop()];
-        for (const c of resp.content['application/json'].schema.properties.error.properties.code.enum) codes.add(c);
+        for (const c of resp.content['application/json'].schema.allOf[1].properties.error.properties.code.enum) codes.add(c);
       }
       for (const c of [...COMMON_CODES, ...read.errors, ...(isScoped(read) ? ['analysis_not_found'] : [])]) expect(codes).toContain(c);
     }
