@@ -69,6 +69,8 @@ export class StatefulStack extends Stack {
     });
 
     new CfnOutput(this, 'ProxyEndpoint', { value: this.store.proxy.endpoint });
+    // The dimension of the proxy's CloudWatch metrics (README, Deploy: what to watch).
+    new CfnOutput(this, 'ProxyName', { value: this.store.proxy.dbProxyName });
     new CfnOutput(this, 'ClusterEndpoint', { value: this.store.cluster.clusterEndpoint.hostname });
     new CfnOutput(this, 'AdminSecretArn', { value: this.store.adminSecret.secretArn });
     new CfnOutput(this, 'BudgetTableName', { value: this.budget.table.tableName });
