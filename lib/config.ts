@@ -63,30 +63,80 @@ const importDatabase = z
   })
   .strict();
 
+/**
+ * How long after the server's statement_timeout the client itself gives up on a statement: the pool's
+ * query_timeout is dbStatementMs + 1 s (shared/store/db.ts; test/infra/config.test.ts checks they agree).
+ */
+export const CLIENT_STATEMENT_GRACE_MS = 1_000;
+/** Left inside the Lambda timeout for the response write, logging and what remains of cold-start work. */
+export const CALL_MARGIN_MS = 2_000;
+
+export interface TimeoutSettings {
+  integrationSeconds: number;
+  lambdaSeconds: number;
+  dbConnectMs: number;
+  dbStatementMs: number;
+  budgetMs: number;
+}
+
+/**
+ * The longest one call can take before the function answers, term by term. The worst path: the
+ * identity statement needs a fresh connection (cold pool, or its connection was dropped) and so does the
+ * data statement (its connection dropped meanwhile): two connection attempts, each bounded by
+ * dbConnectMs; the identity statement and one data statement (every read is a single statement), each
+ * bounded client-side by dbStatementMs + the grace; the budget UpdateItem, whose request timeout runs
+ * from the start of the request and so bounds its connection too; and the margin.
+ */
+export function worstCallMs(t: TimeoutSettings): { total: number; terms: Record<string, number> } {
+  const terms = {
+    connections: 2 * t.dbConnectMs,
+    identityStatement: t.dbStatementMs + CLIENT_STATEMENT_GRACE_MS,
+    budgetCall: t.budgetMs,
+    dataStatement: t.dbStatementMs + CLIENT_STATEMENT_GRACE_MS,
+    margin: CALL_MARGIN_MS,
+  };
+  return { total: Object.values(terms).reduce((a, b) => a + b, 0), terms };
+}
+
 const timeouts = z
   .object({
     /** API Gateway HTTP API integration timeout; AWS caps it at 30 s. */
     integrationSeconds: z.number().int().min(1).max(30).default(29),
     lambdaSeconds: z.number().int().min(1).max(29).default(27),
-    dbConnectMs: z.number().int().min(100).default(12_000),
-    dbStatementMs: z.number().int().min(100).default(6_000),
+    /** Per connection attempt. Below Aurora's ~15-20 s resume on purpose: the caller gets 503 upstream_timeout and retries warm. */
+    dbConnectMs: z.number().int().min(100).default(6_000),
+    /** Server-side statement_timeout (set by the proxy); the client waits 1 s longer. */
+    dbStatementMs: z.number().int().min(100).default(4_000),
     budgetMs: z.number().int().min(50).default(1_000),
   })
   .strict()
-  // A call does at most: connect, identity query, budget UpdateItem, data query. If that worst case
-  // exceeds the Lambda timeout the function is killed without writing its 503 upstream_timeout body,
-  // and if the Lambda timeout reaches the integration timeout the caller gets API Gateway's own
-  // opaque 503 instead of ours. Two seconds of margin cover cold-start init and the response write.
-  .refine((t) => t.dbConnectMs + 2 * t.dbStatementMs + t.budgetMs + 2_000 <= t.lambdaSeconds * 1000, {
-    message: 'dbConnectMs + 2*dbStatementMs + budgetMs + 2s must fit in lambdaSeconds',
-  })
-  .refine((t) => t.lambdaSeconds < t.integrationSeconds, { message: 'lambdaSeconds must be below integrationSeconds' });
+  // If the worst path outlasts the Lambda timeout, the function is killed without writing its 503
+  // upstream_timeout body; if the Lambda timeout reaches the integration timeout, the caller gets API
+  // Gateway's own bare 503 instead of ours. README (Deploy, Timeouts) shows the arithmetic.
+  .superRefine((t, ctx) => {
+    const { total, terms } = worstCallMs(t);
+    if (total > t.lambdaSeconds * 1000) {
+      const sum = Object.entries(terms).map(([k, v]) => `${k} ${v}`).join(' + ');
+      ctx.addIssue({
+        code: 'custom',
+        message: `the worst call (${sum} = ${total} ms) must fit in lambdaSeconds (${t.lambdaSeconds * 1000} ms)`,
+      });
+    }
+    if (t.lambdaSeconds >= t.integrationSeconds) {
+      ctx.addIssue({ code: 'custom', message: `lambdaSeconds (${t.lambdaSeconds}) must be below integrationSeconds (${t.integrationSeconds})` });
+    }
+  });
 
 export const stageConfigSchema = z
   .object({
     account: z.string().regex(/^\d{12}$/).optional(),
     region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/).optional(),
-    /** Two zones of the region; default <region>a and <region>b. Named here so synth needs no AWS lookup. */
+    /**
+     * Two zones of the region for a VPC this app creates. Absent: the zones the account really has in the
+     * region, looked up by the CDK CLI on the first synth with credentials and kept in cdk.context.json
+     * (commit it: the subnets must not move between deployments). `<region>a`/`b` is not assumed: it does
+     * not exist in every account.
+     */
     availabilityZones: z.array(z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d[a-z]$/)).length(2).optional(),
     api: z
       .object({
@@ -144,7 +194,11 @@ export const stageConfigSchema = z
       .strict()
       .prefault({}),
   })
-  .strict();
+  .strict()
+  .refine((c) => !c.region || !c.availabilityZones || c.availabilityZones.every((z) => z.slice(0, -1) === c.region), {
+    message: 'availabilityZones must be zones of the stage region (e.g. eu-west-1a for eu-west-1)',
+    path: ['availabilityZones'],
+  });
 
 export type StageInput = z.input<typeof stageConfigSchema>;
 export type StageSettings = z.output<typeof stageConfigSchema>;

@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, Stack, Token, Validations, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
@@ -38,6 +38,7 @@ export class StatefulStack extends Stack {
       logRetentionDays: config.logRetentionDays,
       clusterIdentifier: `geo-measurement-${config.stageName}`,
       proxyBorrowTimeout: Duration.seconds(config.timeouts.lambdaSeconds),
+      statementTimeoutMs: config.timeouts.dbStatementMs,
     });
     const migrations = new MigrationRunner(this, 'MigrationRunner', {
       network: this.network,
@@ -68,6 +69,8 @@ export class StatefulStack extends Stack {
     });
 
     new CfnOutput(this, 'ProxyEndpoint', { value: this.store.proxy.endpoint });
+    // The dimension of the proxy's CloudWatch metrics (README, Deploy: what to watch).
+    new CfnOutput(this, 'ProxyName', { value: this.store.proxy.dbProxyName });
     new CfnOutput(this, 'ClusterEndpoint', { value: this.store.cluster.clusterEndpoint.hostname });
     new CfnOutput(this, 'AdminSecretArn', { value: this.store.adminSecret.secretArn });
     new CfnOutput(this, 'BudgetTableName', { value: this.budget.table.tableName });
@@ -76,11 +79,12 @@ export class StatefulStack extends Stack {
   }
 
   /**
-   * With a concrete region, CDK would look the zones up in the account at synth time (credentials,
-   * network). Naming them keeps `cdk synth` offline and the template stable.
+   * The zones of the stage configuration when it names them; otherwise CDK's own lookup: with a concrete
+   * account and region it reads `availability-zones:account=...:region=...` from context, and when that is
+   * missing it records the lookup for the CLI (which asks the account and writes cdk.context.json) and
+   * returns placeholders meanwhile. cdk.json holds the answer for the offline synth's dummy account only.
    */
   override get availabilityZones(): string[] {
-    if (Token.isUnresolved(this.region)) return super.availabilityZones;
-    return this.zones ?? [`${this.region}a`, `${this.region}b`];
+    return this.zones ?? super.availabilityZones;
   }
 }

@@ -30,13 +30,12 @@ export class StatelessStack extends Stack {
     const { network, store, budget } = stateful;
     const t = config.timeouts;
 
-    // Timeouts, innermost first. A paused Aurora takes about 20 s to resume. The functions give up
-    // connecting after dbConnectMs (12 s by default) and answer 503 upstream_timeout themselves; the
-    // wake continues meanwhile, so the single retry the contract recommends lands on a warm cluster.
-    // Waiting out the whole wake instead would leave no room under API Gateway's 30 s integration cap
-    // for the queries that follow, and the caller would get API Gateway's bare 503, not our error body.
-    // The worst case (connect + two statements + budget call + 2 s) must fit the Lambda timeout, which
-    // must stay below the integration timeout: config.ts refuses any setting that breaks this order.
+    // Timeouts, innermost first. A paused Aurora takes 15-20 s to resume. A function gives up a connection
+    // attempt after dbConnectMs and answers 503 upstream_timeout itself; the wake continues meanwhile, so
+    // the single retry the contract recommends lands on a warm cluster. The worst call (two connection
+    // attempts, identity statement, budget call, data statement, margin: lib/config.ts worstCallMs) must
+    // fit the Lambda timeout, which must stay below the integration timeout, so the caller always gets our
+    // error body and never API Gateway's bare 503: config.ts refuses any setting that breaks this order.
     const switchEnv = {
       API_DISABLED: String(!config.api.enabled),
       API_DISABLED_RETRY_AFTER: String(config.api.retryAfterSeconds),
@@ -53,6 +52,10 @@ export class StatelessStack extends Stack {
       DB_POOL_MAX: String(config.lambda.dbPoolMax),
       DB_CONNECT_TIMEOUT_MS: String(t.dbConnectMs),
       DB_STATEMENT_TIMEOUT_MS: String(t.dbStatementMs),
+      // RDS Proxy refuses statement_timeout in the startup packet; the proxy sets it on its own database
+      // connections instead (InitQuery, lib/constructs/measurement-store.ts). The client still gives up
+      // 1 s after it (query_timeout).
+      DB_SEND_STATEMENT_TIMEOUT: 'false',
       BUDGET_TABLE: budget.table.tableName,
       BUDGET_TIMEOUT_MS: String(t.budgetMs),
       LAST_USED_THROTTLE_SECONDS: String(config.lambda.lastUsedThrottleSeconds),

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Offline `cdk synth` with real esbuild bundling and cdk-nag (AwsSolutions) as a gate.
-# No AWS account or credentials are needed: a dummy account and region stand in, and every AZ is named
-# by the stacks themselves. Extra arguments go to cdk, e.g. `scripts/synth.sh -c stage=prod`.
+# No AWS account or credentials are needed: a dummy account and region stand in, and cdk.json answers the
+# availability-zone lookup for that dummy account (a real account's answer lands in cdk.context.json).
+# Extra arguments go to cdk, e.g. `scripts/synth.sh -c stage=prod`.
 # Exit status: non-zero when synthesis fails, including any cdk-nag finding that is neither fixed nor
 # acknowledged (the validation report is printed above the failure).
 set -euo pipefail

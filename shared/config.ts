@@ -24,6 +24,11 @@ const schema = z.object({
   DB_CONNECT_TIMEOUT_MS: int(100).default(5000),
   /** Server-side statement_timeout: a hung query is cancelled by the database itself. */
   DB_STATEMENT_TIMEOUT_MS: int(100).default(5000),
+  /**
+   * Send statement_timeout in the connection's startup packet. false behind RDS Proxy, which refuses that
+   * parameter (and would pin a session that SETs it); the proxy sets it on its database connections.
+   */
+  DB_SEND_STATEMENT_TIMEOUT: bool.default(true),
 
   BUDGET_TABLE: z.string().default('geo-budget'),
   DYNAMODB_ENDPOINT: z.string().optional(),

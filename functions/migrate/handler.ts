@@ -1,32 +1,28 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import pg from 'pg';
-import { createKey, listKeys, revokeKey, type CreateKeyInput } from '../../shared/store/keys-admin.js';
+import { AdminUsageError, parseAdminArgs, refusalOf, runAdminCommand } from '../../shared/store/admin.js';
 import { migrate } from '../../shared/store/migrate.js';
 
 /**
  * One-shot schema migration for the measurement store, run by a CloudFormation custom resource on every
- * deploy whose migrations changed (or invoked by hand: `aws lambda invoke --function-name <name> out.json`).
+ * deploy whose migrations changed (or invoked by hand with an empty payload).
  *
  * It logs in as the cluster owner with the admin secret (read at run time, never placed in the
  * environment), applies the pending migrations, then lets geo_reader log in with IAM tokens. The
  * migrations and grants.sql are copied next to the bundle at build time; migrate.ts finds them there.
  *
- * A direct invocation with a `keys` payload administers API keys with the same code as `npm run keys`,
- * for operators who have no network path to the isolated database (see the README, Deploy):
- *   {"keys": {"command": "create", "workspace": "acme", "creator": "owner@acme.test", "name": "ci", "scope": "workspace"}}
- *   {"keys": {"command": "list", "workspace": "acme"}}     {"keys": {"command": "revoke", "id": "<uuid>"}}
- * The created secret is in the invocation response only; it is never logged.
+ * A direct invocation with an `admin` payload runs one administration command, the same argv as
+ * `npm run admin` (shared/store/admin.ts), for operators with no network path to the isolated database;
+ * bin/admin.ts sends it when ADMIN_FUNCTION is set:
+ *   {"admin": ["workspace", "create", "--slug", "acme", "--name", "Acme", "--plan", "growth"]}
+ * It answers {"ok": true, "result", "text"} or {"ok": false, "error": {"code", "message"}}. A created key's
+ * secret is in that response only; it is never logged.
  */
 
 interface CustomResourceEvent {
   RequestType?: 'Create' | 'Update' | 'Delete';
   PhysicalResourceId?: string;
 }
-
-type KeysCommand =
-  | ({ command: 'create' } & CreateKeyInput)
-  | { command: 'list'; workspace: string }
-  | { command: 'revoke'; id: string };
 
 interface AdminSecret {
   username: string;
@@ -36,7 +32,13 @@ interface AdminSecret {
 const PHYSICAL_ID = 'measurement-store-schema';
 /** Long on purpose: a paused Aurora cluster takes ~20 s to resume, and this runs once per deploy. */
 const CONNECT_TIMEOUT_MS = 60_000;
-const ATTEMPTS = 3;
+/** Keep trying to log in for this long: well inside the function's 5-minute timeout. */
+const CONNECT_DEADLINE_MS = 240_000;
+const FIRST_BACKOFF_MS = 1_000;
+const MAX_BACKOFF_MS = 15_000;
+
+// Module scope: one client per execution environment (DEVELOPERS-GUIDE, set up once).
+const secrets = new SecretsManagerClient({});
 
 function env(name: string): string {
   const value = process.env[name];
@@ -45,25 +47,33 @@ function env(name: string): string {
 }
 
 async function adminCredentials(): Promise<AdminSecret> {
-  const out = await new SecretsManagerClient({}).send(new GetSecretValueCommand({ SecretId: env('ADMIN_SECRET_ARN') }));
+  const out = await secrets.send(new GetSecretValueCommand({ SecretId: env('ADMIN_SECRET_ARN') }));
   const parsed = JSON.parse(out.SecretString ?? '{}') as Partial<AdminSecret>;
   if (!parsed.username || !parsed.password) throw new Error('admin secret lacks username or password');
   return { username: parsed.username, password: parsed.password };
 }
 
-async function connect(): Promise<pg.Client> {
-  const { username, password } = await adminCredentials();
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Logs in as the owner, retrying with backoff until the deadline: the cluster may be resuming, and the
+ * admin secret may be rotating. The secret is read again before every attempt, because a rotation
+ * between two attempts changes the password the previous read returned.
+ */
+async function connect(deadline = Date.now() + CONNECT_DEADLINE_MS): Promise<pg.Client> {
   let lastError: unknown;
-  for (let attempt = 1; attempt <= ATTEMPTS; attempt += 1) {
+  let backoff = FIRST_BACKOFF_MS;
+  for (let attempt = 1; ; attempt += 1) {
+    const { username, password } = await adminCredentials();
     const client = new pg.Client({
       host: env('DB_HOST'),
       port: Number(env('DB_PORT')),
       database: env('DB_NAME'),
       user: username,
       password,
-      // The cluster certificate chains to the RDS CA bundle, which NODE_EXTRA_CA_CERTS points at.
+      // The cluster certificate chains to the RDS CA, which NODE_EXTRA_CA_CERTS makes Node trust.
       ssl: { rejectUnauthorized: true },
-      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      connectionTimeoutMillis: Math.max(1_000, Math.min(CONNECT_TIMEOUT_MS, deadline - Date.now())),
     });
     try {
       await client.connect();
@@ -71,37 +81,37 @@ async function connect(): Promise<pg.Client> {
     } catch (err) {
       lastError = err;
       await client.end().catch(() => undefined);
+      console.log(JSON.stringify({ level: 'WARN', msg: 'login failed, retrying', attempt, error: (err as Error).message }));
     }
+    if (Date.now() + backoff >= deadline) break;
+    await sleep(backoff);
+    backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
   }
   throw new Error(`could not connect to the measurement store: ${(lastError as Error).message}`);
 }
 
-async function keys(cmd: KeysCommand): Promise<unknown> {
-  const client = await connect();
+async function admin(argv: unknown): Promise<unknown> {
   try {
-    switch (cmd.command) {
-      case 'create': {
-        const { command: _command, ...input } = cmd;
-        return await createKey(client, input);
-      }
-      case 'list':
-        return await listKeys(client, cmd.workspace);
-      case 'revoke':
-        return await revokeKey(client, cmd.id);
-      default:
-        throw new Error('keys.command must be create, list or revoke');
+    if (!Array.isArray(argv) || !argv.every((a) => typeof a === 'string')) throw new AdminUsageError('admin is an array of strings (the command line)');
+    const parsed = parseAdminArgs(argv);
+    const client = await connect();
+    try {
+      const { result, text } = await runAdminCommand(client, parsed);
+      console.log(JSON.stringify({ level: 'INFO', msg: 'admin command', command: parsed.command }));
+      return { ok: true, result, text };
+    } finally {
+      await client.end();
     }
-  } finally {
-    await client.end();
+  } catch (err) {
+    const refusal = refusalOf(err);
+    if (!refusal) throw err;
+    console.log(JSON.stringify({ level: 'INFO', msg: 'admin command refused', code: refusal.code }));
+    return { ok: false, error: refusal };
   }
 }
 
-export const handler = async (event: CustomResourceEvent & { keys?: KeysCommand } = {}) => {
-  if (event.keys) {
-    const result = await keys(event.keys);
-    console.log(JSON.stringify({ level: 'INFO', msg: 'keys command', command: event.keys.command }));
-    return result;
-  }
+export const handler = async (event: CustomResourceEvent & { admin?: unknown } = {}) => {
+  if (event.admin !== undefined) return admin(event.admin);
 
   // Deleting the resource must never touch the data; the schema outlives the stack's bookkeeping.
   if (event.RequestType === 'Delete') return { PhysicalResourceId: event.PhysicalResourceId ?? PHYSICAL_ID };

@@ -3,6 +3,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as rds from 'aws-cdk-lib/aws-rds';
+import type * as sam from 'aws-cdk-lib/aws-sam';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import type { StageSettings } from '../config.js';
@@ -21,6 +22,12 @@ export interface MeasurementStoreProps {
   clusterIdentifier: string;
   /** How long the proxy waits for a database connection; bounded by the functions' own timeout. */
   proxyBorrowTimeout: Duration;
+  /**
+   * Server-side statement_timeout of the service's sessions, set by the proxy on each database connection
+   * it opens (InitQuery). The functions cannot send it themselves: RDS Proxy refuses session parameters in
+   * the startup packet, and a SET from the client would pin the session to one database connection.
+   */
+  statementTimeoutMs: number;
 }
 
 /**
@@ -46,9 +53,14 @@ export class MeasurementStore extends Construct {
     if (database.mode === 'create') {
       const [major] = database.engineVersion.split('.') as [string];
       // Created here rather than through cloudwatchLogsRetention, which would add a Lambda just to set it.
+      // Its name is fixed by RDS, so it is deleted with the stack: a retained group of that name would make
+      // the next deployment of the stage (after a destroy, or after a failed first deployment rolled back)
+      // fail with "already exists". The cluster depends on it, so CloudFormation deletes the cluster first
+      // and nothing writes to the group while it goes.
       const postgresLogs = new logs.LogGroup(this, 'PostgresLogs', {
         logGroupName: `/aws/rds/cluster/${props.clusterIdentifier}/postgresql`,
         retention: props.logRetentionDays as logs.RetentionDays,
+        removalPolicy: RemovalPolicy.DESTROY,
       });
       const cluster = new rds.DatabaseCluster(this, 'Cluster', {
         engine: rds.DatabaseClusterEngine.auroraPostgres({
@@ -78,11 +90,24 @@ export class MeasurementStore extends Construct {
           reason: 'Deletion protection is switched off by this stage configuration (database.deletionProtection=false): a disposable stage. Production stages keep it on.',
         });
       }
-      cluster.addRotationSingleUser({
+      const rotation = cluster.addRotationSingleUser({
         automaticallyAfter: Duration.days(database.adminSecretRotationDays),
+        // Not at creation: the first rotation would otherwise run while the migration runner logs in with
+        // the password it just read, and fail the deployment. The schedule's first rotation comes later.
+        rotateImmediatelyOnUpdate: false,
         vpcSubnets: network.subnets,
         ...(network.secretsManagerEndpoint ? { endpoint: network.secretsManagerEndpoint } : {}),
       });
+      // The rotation function comes from the Serverless Application Repository with a name of CDK's making;
+      // Lambda would create its log group on first run, without retention. Created first, with retention.
+      const application = rotation.node.defaultChild as sam.CfnApplication;
+      const rotationFunctionName = (application.parameters as Record<string, string>).functionName;
+      const rotationLogs = new logs.LogGroup(this, 'RotationLogs', {
+        logGroupName: `/aws/lambda/${rotationFunctionName}`,
+        retention: props.logRetentionDays as logs.RetentionDays,
+        removalPolicy: RemovalPolicy.DESTROY,
+      });
+      application.node.addDependency(rotationLogs);
       Validations.of(cluster).acknowledge({
         id: 'AwsSolutions-RDS11',
         reason:
@@ -139,13 +164,16 @@ export class MeasurementStore extends Construct {
       iamAuth: true,
       defaultAuthScheme: rds.DefaultAuthScheme.IAM_AUTH,
       borrowTimeout: props.proxyBorrowTimeout,
+      // Idle database connections are closed at once: a connection the proxy keeps open is a user
+      // connection to Aurora, and a 0-ACU cluster pauses only when it has none. The price is one new
+      // database connection (IAM login) per burst after a quiet spell; the proxy keeps client connections.
+      maxConnectionsPercent: 100,
+      maxIdleConnectionsPercent: 0,
+      initQuery: `SET statement_timeout = ${props.statementTimeoutMs}`,
     });
-    proxySecurityGroup.addEgressRule(
-      ec2.Peer.securityGroupId(this.cluster.connections.securityGroups[0]!.securityGroupId),
-      ec2.Port.tcp(this.port),
-      'to the cluster',
-    );
-    this.cluster.connections.allowFrom(proxySecurityGroup, ec2.Port.tcp(this.port), 'from the RDS Proxy');
+    // The proxy -> cluster rules (egress on the proxy's group, ingress on the cluster's) come from
+    // ProxyTarget.fromCluster().bind(); adding them here too put each rule in the template twice, and
+    // EC2 refuses the second (InvalidPermission.Duplicate). test/infra/security-groups.test.ts guards it.
     this.proxy.connections.allowFrom(network.functionsSecurityGroup, ec2.Port.tcp(this.port), 'from the service functions');
   }
 

@@ -1,4 +1,4 @@
-import { Validations } from 'aws-cdk-lib';
+import { CfnResource, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -34,7 +34,7 @@ export class Network extends Construct {
       const flowLogs = new logs.LogGroup(this, 'FlowLogs', { retention: props.logRetentionDays as logs.RetentionDays });
       this.vpc = new ec2.Vpc(this, 'Vpc', {
         ipAddresses: ec2.IpAddresses.cidr(db.vpcCidr),
-        // Two zones: the proxy and Aurora need two; the stacks name them so synth needs no AZ lookup.
+        // Two zones: the proxy and Aurora need two (the stateful stack resolves which, see availabilityZones).
         maxAzs: 2,
         natGateways: 0,
         subnetConfiguration: [{ name: 'isolated', subnetType: ec2.SubnetType.PRIVATE_ISOLATED, cidrMask: 22 }],
@@ -48,10 +48,11 @@ export class Network extends Construct {
       });
       Validations.of(this.vpc).acknowledge({
         id: 'CloudFormation-Validate::W3010',
-        reason: 'Zones are named on purpose (stage configuration, default <region>a/b) so that synth runs offline without an AZ lookup.',
+        reason: 'Zone names are resolved at synth (stage configuration, or the account lookup kept in cdk.context.json) so the subnets never move between deployments.',
       });
       this.owned = true;
       createEndpoints = true;
+      this.retainDefaultSgHandlerLogs(props.logRetentionDays);
     } else {
       const v = db.vpc;
       this.vpc = ec2.Vpc.fromVpcAttributes(this, 'Vpc', {
@@ -89,5 +90,20 @@ export class Network extends Construct {
       // and the DynamoDB gateway endpoint's prefix list cannot be named without a synth-time lookup.
       allowAllOutbound: true,
     });
+  }
+
+  /**
+   * The VPC's restrictDefaultSecurityGroup custom resource runs a CDK-made Lambda with no log group of
+   * its own, so Lambda would create one on first run, without retention. Give it ours.
+   */
+  private retainDefaultSgHandlerLogs(retentionDays: number): void {
+    const provider = Stack.of(this).node.tryFindChild('Custom::VpcRestrictDefaultSGCustomResourceProvider');
+    const handler = provider?.node.tryFindChild('Handler');
+    if (!(handler instanceof CfnResource)) return;
+    const group = new logs.LogGroup(this, 'RestrictDefaultSgLogs', {
+      retention: retentionDays as logs.RetentionDays,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    handler.addPropertyOverride('LoggingConfig', { LogGroup: group.logGroupName });
   }
 }

@@ -7,12 +7,12 @@ import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import type { Family, ReadDef } from '../../shared/reads/types.js';
+import { BASE_PATH } from '../../shared/paths.js';
+import type { ReadDef } from '../../shared/reads/types.js';
+import { DEFAULT_TARGET, type Target } from '../../shared/routes.js';
 
-/** Every route lives under the version prefix; the prefix is part of the route, not a stage or mapping. */
-export const BASE_PATH = '/api/v1';
-
-export type RouteTarget = Family | 'mcp' | 'openapi';
+/** Every function behind the gateway (shared/routes.ts): the read families, mcp and openapi. */
+export type RouteTarget = Target;
 
 export interface ReadApiProps {
   apiName: string;
@@ -27,10 +27,12 @@ export interface ReadApiProps {
 }
 
 /**
- * HTTP API (payload 2.0). Only GET routes for the reads and the OpenAPI document; /mcp takes POST for
- * JSON-RPC plus GET and DELETE, which the MCP function answers 405 itself (a stateless server has no
- * stream to open and no session to end) so those callers get the service's error body rather than
- * API Gateway's bare 404. No other method is routed, so no write can reach a function.
+ * HTTP API (payload 2.0), with the routes of shared/routes.ts: one GET per read, GET /openapi.json and
+ * POST /mcp (Streamable HTTP, stateless). Everything else takes the $default route to the openapi
+ * function, which answers from the contract: 404 not_found for an unknown path, 405 method_not_allowed
+ * with Allow for a known path under another method (GET or DELETE /mcp: Allow: POST), in the service's
+ * envelope with X-Request-Id, never API Gateway's bare {"message":"Not Found"}. That function reads
+ * nothing and writes nothing, so the catch-all opens no write path.
  */
 export class ReadApi extends Construct {
   readonly api: apigwv2.HttpApi;
@@ -40,13 +42,6 @@ export class ReadApi extends Construct {
 
   constructor(scope: Construct, id: string, props: ReadApiProps) {
     super(scope, id);
-
-    this.api = new apigwv2.HttpApi(this, 'Api', {
-      apiName: props.apiName,
-      description: 'Read-only measurement API (REST + MCP)',
-      // Our own $default stage below carries throttling and access logs; the implicit one has neither.
-      createDefaultStage: false,
-    });
 
     const integrations = Object.fromEntries(
       (Object.entries(props.functions) as Array<[RouteTarget, lambda.IFunction]>).map(([target, fn]) => [
@@ -58,15 +53,20 @@ export class ReadApi extends Construct {
       ]),
     ) as Record<RouteTarget, HttpLambdaIntegration>;
 
+    this.api = new apigwv2.HttpApi(this, 'Api', {
+      apiName: props.apiName,
+      description: 'Read-only measurement API (REST + MCP)',
+      // Our own $default stage below carries throttling and access logs; the implicit one has neither.
+      createDefaultStage: false,
+      // The $default route: whatever no route below takes.
+      defaultIntegration: integrations[DEFAULT_TARGET],
+    });
+
     for (const read of props.reads) {
       this.api.addRoutes({ path: `${BASE_PATH}${read.path}`, methods: [apigwv2.HttpMethod.GET], integration: integrations[read.family] });
     }
     this.api.addRoutes({ path: `${BASE_PATH}/openapi.json`, methods: [apigwv2.HttpMethod.GET], integration: integrations.openapi });
-    this.api.addRoutes({
-      path: `${BASE_PATH}/mcp`,
-      methods: [apigwv2.HttpMethod.POST, apigwv2.HttpMethod.GET, apigwv2.HttpMethod.DELETE],
-      integration: integrations.mcp,
-    });
+    this.api.addRoutes({ path: `${BASE_PATH}/mcp`, methods: [apigwv2.HttpMethod.POST], integration: integrations.mcp });
 
     this.accessLogs = new logs.LogGroup(this, 'AccessLogs', { retention: props.logRetentionDays as logs.RetentionDays });
     const domainName = (this.domainName = props.domain

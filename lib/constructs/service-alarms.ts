@@ -17,6 +17,11 @@ export const LOGGED_ERROR_METRICS = {
   upstream_timeout: 'UpstreamTimeouts',
 } as const;
 
+/** Matches the one request log line of a call that ended with this error code (shared/middleware/envelope.ts). */
+export function requestLineWith(code: string): logs.IFilterPattern {
+  return logs.FilterPattern.all(logs.FilterPattern.stringValue('$.message', '=', 'request'), logs.FilterPattern.stringValue('$.error_code', '=', code));
+}
+
 export interface ServiceAlarmsProps {
   namespace: string;
   stage: apigwv2.HttpStage;
@@ -36,10 +41,12 @@ export class ServiceAlarms extends Construct {
 
     for (const [code, metricName] of Object.entries(LOGGED_ERROR_METRICS)) {
       for (const [i, { logGroup }] of props.functions.entries()) {
-        // Same metric from every log group: CloudWatch sums them into one service-wide count.
+        // Same metric from every log group: CloudWatch sums them into one service-wide count. The request
+        // line only (message "request"): the EMF line of the same call carries error_code too, as a
+        // dimension, and matching it would count every error twice.
         new logs.MetricFilter(this, `${metricName}Filter${i}`, {
           logGroup,
-          filterPattern: logs.FilterPattern.stringValue('$.error_code', '=', code),
+          filterPattern: requestLineWith(code),
           metricNamespace: props.namespace,
           metricName,
           metricValue: '1',

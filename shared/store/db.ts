@@ -27,13 +27,14 @@ export function isUnreachable(err: unknown): boolean {
 
 /**
  * One pool per process, created at module scope by the caller. No session state is ever set on a
- * connection (RDS Proxy would pin it): timeouts travel as startup parameters.
+ * connection (RDS Proxy would pin it): the statement timeout travels as a startup parameter, or, behind
+ * RDS Proxy (which refuses it there), is set by the proxy itself (DB_SEND_STATEMENT_TIMEOUT=false).
  */
 export function createPool(cfg: Config): pg.Pool {
   const common: pg.PoolConfig = {
     max: cfg.DB_POOL_MAX,
     connectionTimeoutMillis: cfg.DB_CONNECT_TIMEOUT_MS,
-    statement_timeout: cfg.DB_STATEMENT_TIMEOUT_MS,
+    ...(cfg.DB_SEND_STATEMENT_TIMEOUT ? { statement_timeout: cfg.DB_STATEMENT_TIMEOUT_MS } : {}),
     // The client gives up slightly after the server would have cancelled the statement itself.
     query_timeout: cfg.DB_STATEMENT_TIMEOUT_MS + 1000,
     idleTimeoutMillis: 60_000,

@@ -55,6 +55,8 @@ export interface SeedOptions {
   seed?: number;
   /** YYYY-MM-DD; the history ends on this day (UTC). Default: today, UTC. */
   endDate?: string;
+  /** false: no api_keys rows (a deployed stage's demo load: these secrets derive from a public seed). */
+  keys?: boolean;
 }
 
 /**
@@ -1000,7 +1002,10 @@ export async function seedDemo(db: Queryable, opts: SeedOptions = {}): Promise<D
     if ((existing.rows[0]?.n ?? 0) > 0) {
       throw new Error('seedDemo: the store already holds workspaces; the demo dataset goes into an empty, migrated database');
     }
-    for (const table of INSERT_ORDER) await insertRows(tx, table, data.tables[table]);
+    for (const table of INSERT_ORDER) {
+      if (table === 'api_keys' && opts.keys === false) continue;
+      await insertRows(tx, table, data.tables[table]);
+    }
     for (const runId of data.finishedRuns) await tx.query('SELECT finish_run_extraction($1)', [runId]);
   });
   return data.manifest;

@@ -1,6 +1,29 @@
 import { describe, expect, it } from '@jest/globals';
 import { Match } from 'aws-cdk-lib/assertions';
+import type { Context } from 'aws-lambda';
+import { restHandler } from '../../shared/http/rest.js';
+import { toApiGatewayEvent, type LambdaHandler } from '../../shared/local/adapter.js';
+import { localConfig } from '../../shared/local/stack.js';
+import { readsByFamily } from '../../shared/reads/registry.js';
+import { createServices } from '../../shared/services.js';
+import { logger } from '../../shared/log.js';
+import { captureLogLines } from '../support/capture.js';
 import { resources, synth } from './support.js';
+
+/**
+ * CloudWatch's JSON filter syntax, for the one form our filters use: terms `$.field = "value"`, joined
+ * by && (refuses anything else, so a filter written differently cannot pass unread).
+ */
+function matches(pattern: string, line: Record<string, unknown>): boolean {
+  const body = pattern.trim().replace(/^\{/, '').replace(/\}$/, '');
+  const terms = body.split('&&').map((t) => t.trim().replace(/^\(/, '').replace(/\)$/, '').trim());
+  return terms.every((term) => {
+    const m = /^\$\.([A-Za-z_][\w.]*)\s*=\s*"([^"]*)"$/.exec(term);
+    if (!m) throw new Error(`filter term not understood: ${term}`);
+    const value = m[1]!.split('.').reduce<unknown>((o, k) => (o as Record<string, unknown> | undefined)?.[k], line);
+    return value === m[2];
+  });
+}
 
 describe('API stage, alarms and metric filters', () => {
   const dev = synth();
@@ -28,10 +51,44 @@ describe('API stage, alarms and metric filters', () => {
       ['rate_limit_unavailable', 'BudgetStoreErrors'],
       ['upstream_timeout', 'UpstreamTimeouts'],
     ] as const) {
-      const mine = filters.filter((f) => f.FilterPattern === `{ $.error_code = "${code}" }`);
+      const mine = filters.filter((f) => f.FilterPattern === `{ ($.message = "request") && ($.error_code = "${code}") }`);
       expect(mine).toHaveLength(fnCount);
       for (const f of mine) expect((f.MetricTransformations as Array<{ MetricName: string }>)[0]!.MetricName).toBe(metric);
     }
+  });
+
+  it('each error is counted once: the filters match the request line, not the EMF line of the same call', async () => {
+    // A real call that ends in 503 upstream_timeout (nothing listens on the store's port), at LOG_LEVEL INFO
+    // as deployed, so the function writes both its request line and its EMF line.
+    const services = createServices(localConfig('postgres://geo_reader@127.0.0.1:1/none', 'http://127.0.0.1:1', { LOG_LEVEL: 'INFO', DB_CONNECT_TIMEOUT_MS: '1000' }));
+    let lines: Array<Record<string, unknown>>;
+    try {
+      const { event } = toApiGatewayEvent({ method: 'GET', url: '/api/v1/me', rawHeaders: ['authorization', `Bearer geo_live_${'a'.repeat(40)}`], body: '' });
+      const handler = restHandler(readsByFamily.identity, services) as unknown as LambdaHandler;
+      lines = await captureLogLines(async () => {
+        const res = await handler(event, { awsRequestId: 'filter-test' } as unknown as Context);
+        expect(JSON.parse(res.body as string).error.code).toBe('upstream_timeout');
+      });
+    } finally {
+      await services.close();
+      // createServices set the process-wide logger to INFO; the other tests run quiet.
+      logger.setLogLevel((process.env.LOG_LEVEL ?? 'SILENT') as 'SILENT');
+    }
+    // Both lines carry error_code: a filter on error_code alone counted this call twice.
+    expect(lines.filter((l) => l.error_code === 'upstream_timeout')).toHaveLength(2);
+    expect(lines.some((l) => '_aws' in l)).toBe(true);
+
+    const filters = Object.values(resources(t, 'AWS::Logs::MetricFilter')).map((f) => f.Properties!);
+    const upstream = filters.filter((f) => (f.MetricTransformations as Array<{ MetricName: string }>)[0]!.MetricName === 'UpstreamTimeouts');
+    const budget = filters.filter((f) => (f.MetricTransformations as Array<{ MetricName: string }>)[0]!.MetricName === 'BudgetStoreErrors');
+    expect(upstream.length).toBeGreaterThan(0);
+    for (const f of upstream) {
+      const hit = lines.filter((l) => matches(f.FilterPattern as string, l));
+      expect(hit).toHaveLength(1);
+      expect(hit[0]!.message).toBe('request');
+    }
+    for (const f of budget) expect(lines.filter((l) => matches(f.FilterPattern as string, l))).toHaveLength(0);
+    expect(lines.filter((l) => matches('{ $.error_code = "upstream_timeout" }', l))).toHaveLength(2);
   });
 
   it('five alarms: 5xx rate, p95 latency, throttles, budget-store errors, upstream timeouts', () => {

@@ -68,6 +68,26 @@ describe('stateful stack (created store)', () => {
     });
   });
 
+  it('the admin secret is not rotated at creation: the migration runner logs in with it during the same deployment', () => {
+    t.hasResourceProperties('AWS::SecretsManager::RotationSchedule', {
+      RotateImmediatelyOnUpdate: false,
+      RotationRules: { ScheduleExpression: 'rate(30 days)' },
+    });
+  });
+
+  it('proxy: closes idle database connections (Aurora may pause) and sets the statement timeout itself', () => {
+    t.hasResourceProperties('AWS::RDS::DBProxyTargetGroup', {
+      ConnectionPoolConfigurationInfo: Match.objectLike({
+        MaxIdleConnectionsPercent: 0,
+        InitQuery: 'SET statement_timeout = 4000',
+      }),
+    });
+    const custom = synth({ stages: { dev: { timeouts: { dbStatementMs: 2500 } } } }, { account: '111111111111', region: 'eu-west-1' });
+    custom.statefulTemplate.hasResourceProperties('AWS::RDS::DBProxyTargetGroup', {
+      ConnectionPoolConfigurationInfo: Match.objectLike({ InitQuery: 'SET statement_timeout = 2500' }),
+    });
+  });
+
   it('cursor secret is generated, never written in the template', () => {
     t.hasResourceProperties('AWS::SecretsManager::Secret', {
       GenerateSecretString: Match.objectLike({ PasswordLength: 64 }),
@@ -91,5 +111,45 @@ describe('stateful stack (imported store)', () => {
     });
     t.hasResourceProperties('AWS::RDS::DBProxyTargetGroup', { DBClusterIdentifiers: ['existing-measurements'] });
     t.hasResourceProperties('AWS::EC2::SecurityGroupIngress', { GroupId: 'sg-0123456789abcdef0', FromPort: 5432 });
+    t.hasResourceProperties('AWS::RDS::DBProxyTargetGroup', {
+      ConnectionPoolConfigurationInfo: Match.objectLike({ MaxIdleConnectionsPercent: 0, InitQuery: 'SET statement_timeout = 4000' }),
+    });
+  });
+});
+
+describe('availability zones of a created VPC', () => {
+  const zonesOf = (t: Template) =>
+    Object.values(resources(t, 'AWS::EC2::Subnet'))
+      .map((sn) => sn.Properties!.AvailabilityZone)
+      .sort();
+
+  it('named by the stage configuration when it names them', () => {
+    const s = synth({ stages: { dev: { region: 'us-east-1', availabilityZones: ['us-east-1c', 'us-east-1f'] } } }, { account: '222222222222' });
+    expect(zonesOf(s.statefulTemplate)).toEqual(['us-east-1c', 'us-east-1f']);
+  });
+
+  it('otherwise the zones the account really has, from the CDK lookup kept in context (cdk.context.json)', () => {
+    const s = synth({ 'availability-zones:account=222222222222:region=us-east-1': ['us-east-1b', 'us-east-1d', 'us-east-1e'] }, { account: '222222222222', region: 'us-east-1' });
+    expect(zonesOf(s.statefulTemplate)).toEqual(['us-east-1b', 'us-east-1d']);
+  });
+
+  it('with no answer yet, synth asks the CLI for the lookup instead of assuming <region>a/b', () => {
+    const s = synth({}, { account: '333333333333', region: 'ap-southeast-2' });
+    const zones = zonesOf(s.statefulTemplate);
+    expect(zones).not.toContain('ap-southeast-2a');
+    const missing = s.app.synth().manifest.missing ?? [];
+    expect(missing.map((m) => m.key)).toContain('availability-zones:account=333333333333:region=ap-southeast-2');
+  });
+
+  it('the offline synth (dummy account 111111111111, eu-west-1) has its answer in cdk.json, so it needs no AWS call', () => {
+    const s = synth({}, { account: '111111111111', region: 'eu-west-1' });
+    expect(zonesOf(s.statefulTemplate)).toEqual(['eu-west-1a', 'eu-west-1b']);
+    expect(s.app.synth().manifest.missing ?? []).toEqual([]);
+  });
+
+  it('refuses zones of another region, with the reason', () => {
+    expect(() => synth({ stages: { dev: { region: 'eu-west-1', availabilityZones: ['us-east-1a', 'us-east-1b'] } } })).toThrow(
+      /availabilityZones: availabilityZones must be zones of the stage region/,
+    );
   });
 });

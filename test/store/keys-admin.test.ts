@@ -200,11 +200,11 @@ describe('revokeKey', () => {
   });
 });
 
-describe('bin/keys.ts', () => {
+describe('npm run keys (bin/admin.ts key ...)', () => {
   const run = async (args: string[], env: NodeJS.ProcessEnv) => {
     const tsx = join(process.cwd(), 'node_modules', '.bin', 'tsx');
     try {
-      const { stdout, stderr } = await promisify(execFile)(tsx, ['bin/keys.ts', ...args], { env: { ...process.env, ...env, NODE_OPTIONS: '' } });
+      const { stdout, stderr } = await promisify(execFile)(tsx, ['bin/admin.ts', 'key', ...args], { env: { ...process.env, ...env, NODE_OPTIONS: '' } });
       return { code: 0, stdout, stderr };
     } catch (err) {
       const e = err as { code: number; stdout: string; stderr: string };
@@ -213,9 +213,9 @@ describe('bin/keys.ts', () => {
   };
 
   test('usage errors exit 2 with a clear message, before any connection', async () => {
-    const noDb = await run(['list', '--workspace', 'acme'], { DATABASE_URL: '' });
+    const noDb = await run(['list', '--workspace', 'acme'], { DATABASE_URL: '', ADMIN_FUNCTION: '' });
     expect(noDb.code).toBe(2);
-    expect(noDb.stderr).toContain('DATABASE_URL is not set');
+    expect(noDb.stderr).toContain('set DATABASE_URL');
     const badExpiry = await run(['create', '--workspace', 'acme', '--creator', owner, '--name', 'x', '--scope', 'workspace', '--expires', '30'], {
       DATABASE_URL: 'postgres://127.0.0.1:1/none',
     });

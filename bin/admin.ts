@@ -1,0 +1,91 @@
+import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import pg from 'pg';
+import { adminClientConfig } from '../shared/store/admin-connection.js';
+import { ADMIN_USAGE, AdminUsageError, parseAdminArgs, refusalOf, runAdminCommand, type AdminOutcome, type ParsedAdminCommand } from '../shared/store/admin.js';
+
+/**
+ * `npm run admin -- <command>` (and `npm run keys -- <key command>`). Two ways to the store, same commands:
+ *   - DATABASE_URL: an owner connection (local PostgreSQL, or a deployed cluster through a tunnel);
+ *   - ADMIN_FUNCTION: the name of a deployed stage's migration function (the MigrateFunctionName output),
+ *     invoked with {"admin": [...argv]}; it runs the same command as the cluster owner. Needs AWS
+ *     credentials allowed lambda:InvokeFunction on it (and a region: AWS_REGION or the profile's).
+ * Exit codes: 0 done, 1 refused or failed, 2 bad usage.
+ */
+
+const HELP = `${ADMIN_USAGE}
+
+Where the commands run:
+  DATABASE_URL=postgres://OWNER@HOST/DB        an owner connection (through a tunnel: see README, Deploy)
+  ADMIN_FUNCTION=<MigrateFunctionName output>  a deployed stage, through its migration function
+
+Exit codes: 0 done, 1 refused or failed, 2 bad usage.`;
+
+interface FunctionResponse {
+  ok?: boolean;
+  result?: unknown;
+  text?: string;
+  error?: { code: string; message: string };
+  errorMessage?: string;
+}
+
+class Refused extends Error {
+  constructor(readonly code: string, message: string) {
+    super(message);
+  }
+}
+
+async function viaFunction(name: string, parsed: ParsedAdminCommand): Promise<AdminOutcome> {
+  const client = new LambdaClient({});
+  try {
+    const out = await client.send(new InvokeCommand({ FunctionName: name, Payload: new TextEncoder().encode(JSON.stringify({ admin: parsed.argv })) }));
+    const body = JSON.parse(new TextDecoder().decode(out.Payload ?? new Uint8Array())) as FunctionResponse;
+    if (out.FunctionError) throw new Error(`the function failed: ${body.errorMessage ?? out.FunctionError}`);
+    if (body.ok === false && body.error) throw new Refused(body.error.code, body.error.message);
+    return { result: body.result, text: body.text ?? '' };
+  } finally {
+    client.destroy();
+  }
+}
+
+async function viaDatabase(url: string, parsed: ParsedAdminCommand): Promise<AdminOutcome> {
+  const db = new pg.Client(adminClientConfig(url));
+  await db.connect();
+  try {
+    const { rows } = await db.query<{ role: string }>('SELECT current_user AS role');
+    if (rows[0]?.role === 'geo_reader') {
+      throw new Error('DATABASE_URL connects as the read-only service role geo_reader; use an owner role');
+    }
+    return await runAdminCommand(db, parsed);
+  } finally {
+    await db.end();
+  }
+}
+
+async function main(argv: string[]): Promise<void> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    console.log(HELP);
+    return;
+  }
+  const parsed = parseAdminArgs(argv);
+  const fn = process.env.ADMIN_FUNCTION;
+  const url = process.env.DATABASE_URL;
+  if (!fn && !url) throw new AdminUsageError('set DATABASE_URL (an owner connection) or ADMIN_FUNCTION (a deployed stage)');
+  const outcome = fn ? await viaFunction(fn, parsed) : await viaDatabase(url as string, parsed);
+  console.log(parsed.json ? JSON.stringify(outcome.result, null, 2) : outcome.text);
+}
+
+try {
+  await main(process.argv.slice(2));
+} catch (err) {
+  const refusal = err instanceof Refused ? { code: err.code, message: err.message } : refusalOf(err);
+  if (refusal?.code === 'usage') {
+    console.error(`admin: ${refusal.message}\n\n${HELP}`);
+    process.exitCode = 2;
+  } else if (refusal) {
+    console.error(`admin: refused (${refusal.code}): ${refusal.message}`);
+    process.exitCode = 1;
+  } else {
+    console.error(`admin: failed: ${(err as Error).message}`);
+    process.exitCode = 1;
+  }
+}

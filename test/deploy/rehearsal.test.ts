@@ -1,0 +1,445 @@
+import { execFile } from 'node:child_process';
+import { randomBytes, randomInt } from 'node:crypto';
+import { mkdir, mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { PGlite } from '@electric-sql/pglite';
+import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import pg from 'pg';
+import { adminClientConfig } from '../../shared/store/admin-connection.js';
+import { toApiGatewayEvent } from '../../shared/local/adapter.js';
+import { startBudgetStore, type LocalBudgetStore } from '../../shared/local/stores.js';
+import { invoke, readAssembly, resolveValue, type Assembly, type FunctionSpec, type InvokeResult, type LocalEquivalents } from './support/assembly.js';
+import { startLambda, startSecretsManager, type LambdaStandIn, type SecretsStandIn } from './support/aws-stand-ins.js';
+import { makeCertificates, type Certificates } from './support/certs.js';
+import { verifyIamToken } from './support/iam-token.js';
+import { startFront, type Front } from './support/pg-front.js';
+
+/**
+ * Deployment rehearsal, on real parts: the cloud assembly `npm run synth` builds (real esbuild bundles,
+ * cdk-nag), each function bundle run in a plain `node` process with exactly the environment its template
+ * gives it, a freshly created empty database, the README's onboarding commands run verbatim, one run
+ * loaded by the data contract's example, then the API answering through its own bundles.
+ *
+ * Only what cannot run here is stood in for, at its boundary:
+ *   - values only a deployment knows (Ref, GetAtt, stack outputs, dynamic references) get local
+ *     equivalents; every literal of the templates is kept exactly;
+ *   - the RDS Proxy is a TLS front (a CA made now with openssl) that asks for a cleartext password,
+ *     verifies the IAM token the function's @aws-sdk/rds-signer made (SigV4, with the fake credentials
+ *     Lambda's environment gives the function), refuses session parameters in the startup packet and runs
+ *     the template's InitQuery upstream; the Aurora endpoint is a TLS front checking the admin password;
+ *   - Secrets Manager and Lambda's Invoke are small HTTP endpoints reached by the real SDK clients
+ *     (AWS_ENDPOINT_URL_*); DynamoDB is dynalite;
+ *   - the Lambda runtime provides the AWS SDK to the migration function (external to its bundle) and
+ *     the file /var/runtime/ca-cert.pem: here the SDK package and the stand-in CA.
+ * Both hostnames resolve to loopback addresses of their own, so the fronts listen on the template's
+ * literal port 5432 next to (not on) a PostgreSQL server at 127.0.0.1:5432.
+ */
+
+const run = promisify(execFile);
+const ROOT = process.cwd();
+const STATEFUL = 'GeoApi-dev-stateful';
+const STATELESS = 'GeoApi-dev-stateless';
+const REGION = 'eu-west-1';
+const ACCOUNT = '111111111111';
+const CLUSTER_NAME = 'geo-measurement-dev.cluster-rehearsal.eu-west-1.rds.amazonaws.com';
+const ADMIN_ARN = `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:rehearsal-admin-AbCdEf`;
+const CURSOR_ARN = `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:rehearsal-cursor-GhIjKl`;
+/** What the Lambda runtime places on disk, by the literal path a template names. */
+const RUNTIME_FILES = ['/var/runtime/ca-cert.pem'];
+
+const credentials = {
+  AWS_ACCESS_KEY_ID: 'ASIAREHEARSAL0000001',
+  AWS_SECRET_ACCESS_KEY: randomBytes(30).toString('base64'),
+  AWS_SESSION_TOKEN: randomBytes(60).toString('base64'),
+};
+const oldPassword = randomBytes(18).toString('hex');
+const newPassword = randomBytes(18).toString('hex');
+const adminSecret = (password: string) => JSON.stringify({ username: 'geo_admin', password, engine: 'postgres', host: CLUSTER_NAME, port: 5432, dbname: 'geo' });
+const cursorSecret = randomBytes(32).toString('hex');
+
+/**
+ * A loopback address of its own for each front, 127.x.y.z with x >= 64 (far from 127.0.0.1), free on
+ * port 5432: other runs on this machine pick theirs at random too.
+ */
+async function loopback(): Promise<string> {
+  for (let attempt = 0; attempt < 20; attempt += 1) {
+    const ip = `127.${randomInt(64, 250)}.${randomInt(1, 250)}.${randomInt(2, 250)}`;
+    const probe = net.createServer();
+    const free = await new Promise<boolean>((resolve) => probe.once('error', () => resolve(false)).listen(5432, ip, () => resolve(true)));
+    if (free) {
+      await new Promise((resolve) => probe.close(resolve));
+      return ip;
+    }
+  }
+  throw new Error('no free loopback address on port 5432');
+}
+
+let started: number;
+const timings: Record<string, number> = {};
+let assembly: Assembly;
+let certs: Certificates;
+let proxy: Front;
+let cluster: Front;
+let secrets: SecretsStandIn;
+let lambda: LambdaStandIn;
+let budget: LocalBudgetStore;
+let budgetTable: string;
+let proxyIp: string;
+let clusterIp: string;
+let ownerUrl: string;
+let teardown: Array<() => Promise<unknown>> = [];
+let lite: PGlite | undefined;
+const invocations: Array<{ fn: string; result: InvokeResult }> = [];
+
+const byName = (name: string): FunctionSpec => {
+  const fn = assembly.functions.find((f) => f.logicalId.startsWith(name));
+  if (!fn) throw new Error(`no function ${name} in the assembly`);
+  return fn;
+};
+
+/** The function's environment: the template's variables resolved, plus what Lambda's runtime sets. */
+function environmentOf(fn: FunctionSpec): Record<string, string> {
+  const local: LocalEquivalents = {
+    byResource: {
+      'AWS::RDS::DBProxy.Endpoint': proxyIp,
+      'AWS::RDS::DBCluster.Endpoint.Address': clusterIp,
+      'AWS::DynamoDB::Table.Ref': budgetTable,
+      'AWS::SecretsManager::Secret.Ref': CURSOR_ARN,
+      'AWS::SecretsManager::SecretTargetAttachment.Ref': ADMIN_ARN,
+    },
+    secretValue: (arn) => {
+      if (arn === CURSOR_ARN) return cursorSecret;
+      throw new Error(`no local value for the dynamic reference to ${arn}`);
+    },
+  };
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(fn.environment)) {
+    const value = resolveValue(assembly, fn.stack, v, local);
+    env[k] = RUNTIME_FILES.includes(value) ? certs.caFile : value;
+  }
+  // RDS Proxy's certificate is issued by ACM under Amazon Root CA 1, which Node trusts by default, so the
+  // service functions' template names no CA. The stand-in proxy's CA takes that built-in trust's place.
+  if (fn.stack === STATELESS && env.NODE_EXTRA_CA_CERTS === undefined && env.DB_HOST !== undefined) env.NODE_EXTRA_CA_CERTS = certs.caFile;
+  return {
+    ...env,
+    ...credentials,
+    AWS_REGION: REGION,
+    AWS_DEFAULT_REGION: REGION,
+    AWS_LAMBDA_FUNCTION_NAME: fn.logicalId,
+    AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
+    AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(fn.memoryMb),
+    AWS_EXECUTION_ENV: `AWS_Lambda_${fn.runtime}`,
+    LAMBDA_TASK_ROOT: fn.taskRoot,
+    TZ: ':UTC',
+    LANG: 'en_US.UTF-8',
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    AWS_ENDPOINT_URL_DYNAMODB: budget.endpoint,
+    AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
+  };
+}
+
+async function call(name: string, event: unknown): Promise<InvokeResult> {
+  const fn = byName(name);
+  const result = await invoke(fn, environmentOf(fn), event);
+  invocations.push({ fn: name, result });
+  return result;
+}
+
+async function http(name: string, method: string, url: string, headers: Record<string, string> = {}, body = '') {
+  const { event } = toApiGatewayEvent({ method, url, rawHeaders: Object.entries(headers).flat(), body });
+  const out = await call(name, event);
+  if (!out.ok) throw new Error(`${name} failed: ${out.errorType}: ${out.errorMessage}\n${out.logs}`);
+  const res = out.result as { statusCode: number; headers: Record<string, string>; body: string };
+  return { status: res.statusCode, headers: res.headers, text: res.body, json: () => JSON.parse(res.body) as Record<string, any> };
+}
+
+/** The fenced block after `<!-- rehearsal:NAME -->` in the README, as its reader sees it. */
+async function readmeBlock(name: string): Promise<string> {
+  const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+  const at = readme.indexOf(`<!-- rehearsal:${name}`);
+  const block = /```(?:sh|bash)\n([\s\S]*?)```/.exec(readme.slice(at));
+  if (at < 0 || !block) throw new Error(`README has no block marked rehearsal:${name}`);
+  return block[1]!;
+}
+
+async function sh(script: string, env: Record<string, string>): Promise<string> {
+  const out = await run('bash', ['-euo', 'pipefail', '-c', script], { cwd: ROOT, env: { ...process.env, NODE_OPTIONS: '', ...env }, maxBuffer: 10 << 20 });
+  return out.stdout;
+}
+
+async function time<T>(label: string, work: () => Promise<T>): Promise<T> {
+  const t0 = Date.now();
+  try {
+    return await work();
+  } finally {
+    timings[label] = Date.now() - t0;
+  }
+}
+
+beforeAll(async () => {
+  started = Date.now();
+  // The README's own command: real esbuild bundling and the cdk-nag gate, offline. CI synthesizes once
+  // with the same command and hands the assembly to its three `npm test` runs (REHEARSAL_ASSEMBLY).
+  let outdir = process.env.REHEARSAL_ASSEMBLY;
+  if (!outdir) {
+    const fresh = await mkdtemp(join(tmpdir(), 'geo-rehearsal-cdk-'));
+    teardown.push(() => rm(fresh, { recursive: true, force: true }));
+    await time('synth (npm run synth)', () => run('npm', ['run', 'synth', '--silent'], { cwd: ROOT, env: { ...process.env, NODE_OPTIONS: '', CDK_OUTDIR: fresh }, maxBuffer: 20 << 20 }));
+    outdir = fresh;
+  }
+  assembly = readAssembly(outdir, [STATEFUL, STATELESS]);
+  // The runtime provides the AWS SDK the migration bundle leaves external, from outside the task root.
+  const runtimeSdk = join(outdir, 'node_modules', '@aws-sdk', 'client-secrets-manager');
+  await mkdir(dirname(runtimeSdk), { recursive: true });
+  await symlink(join(ROOT, 'node_modules', '@aws-sdk', 'client-secrets-manager'), runtimeSdk).catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EEXIST') throw err;
+  });
+
+  proxyIp = await loopback();
+  clusterIp = await loopback();
+  certs = await makeCertificates({ proxy: [`IP:${proxyIp}`], cluster: [`IP:${clusterIp}`, `DNS:${CLUSTER_NAME}`] });
+  teardown.push(() => rm(certs.dir, { recursive: true, force: true }));
+
+  // An empty database: a fresh one on the PostgreSQL server named by DATABASE_URL, or the embedded store.
+  let upstream: { host: string; port: number; database: string; owner: string };
+  if (process.env.DATABASE_URL) {
+    const server = new URL(process.env.DATABASE_URL);
+    const database = `geo_rehearsal_${Date.now()}_${process.pid}`;
+    const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${database}`);
+    // Aurora has this role built in; the migration runner grants it to geo_reader. Roles are per server.
+    await admin.query(`DO $$ BEGIN CREATE ROLE rds_iam NOLOGIN; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$`);
+    await admin.end();
+    teardown.push(async () => {
+      const c = new pg.Client({ connectionString: process.env.DATABASE_URL });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+      await c.end();
+    });
+    upstream = { host: server.hostname, port: Number(server.port || 5432), database, owner: decodeURIComponent(server.username) || 'postgres' };
+    server.pathname = `/${database}`;
+    ownerUrl = server.toString();
+  } else {
+    lite = await PGlite.create();
+    await lite.exec('CREATE ROLE rds_iam NOLOGIN');
+    const socket = new PGLiteSocketServer({ db: lite, host: '127.0.0.1', port: 0, maxConnections: 16 });
+    await socket.start();
+    const [host, port] = socket.getServerConn().split(':');
+    teardown.push(async () => {
+      await socket.stop();
+      await lite!.close();
+    });
+    upstream = { host: host!, port: Number(port), database: 'postgres', owner: 'postgres' };
+    ownerUrl = `postgres://postgres@${socket.getServerConn()}/postgres?sslmode=disable`;
+  }
+
+  budget = await startBudgetStore();
+  budgetTable = `geo-rehearsal-budget-${randomBytes(4).toString('hex')}`;
+  await budget.createTable(budgetTable);
+  teardown.push(() => budget.close());
+  // The admin secret is rotated between the migration runner's first read and its first login.
+  secrets = await startSecretsManager({ [ADMIN_ARN]: [adminSecret(oldPassword), adminSecret(newPassword)] });
+  teardown.push(() => secrets.close());
+
+  const targetGroup = Object.values(assembly.templates[STATEFUL]!.Resources).find((r) => r.Type === 'AWS::RDS::DBProxyTargetGroup')!;
+  const initQuery = (targetGroup.Properties!.ConnectionPoolConfigurationInfo as { InitQuery?: string }).InitQuery;
+  proxy = await startFront({
+    host: proxyIp,
+    port: 5432,
+    ...certs.server('proxy'),
+    acceptedParameters: ['application_name', 'client_encoding'],
+    ...(initQuery ? { initQuery } : {}),
+    authenticate: (user, password) =>
+      user !== 'geo_reader'
+        ? 'the proxy admits geo_reader only'
+        : verifyIamToken(password, {
+            hostPort: `${proxyIp}:5432`,
+            user,
+            region: REGION,
+            accessKeyId: credentials.AWS_ACCESS_KEY_ID,
+            secretAccessKey: credentials.AWS_SECRET_ACCESS_KEY,
+            sessionToken: credentials.AWS_SESSION_TOKEN,
+          }),
+    upstream: { host: upstream.host, port: upstream.port, user: 'geo_reader', database: upstream.database },
+  });
+  teardown.push(() => proxy.close());
+  cluster = await startFront({
+    host: clusterIp,
+    port: 5432,
+    ...certs.server('cluster'),
+    authenticate: (user, password) => (user === 'geo_admin' && password === newPassword ? null : 'wrong password'),
+    upstream: { host: upstream.host, port: upstream.port, user: upstream.owner, database: upstream.database },
+  });
+  teardown.push(() => cluster.close());
+  lambda = await startLambda((name, payload) => call(name, payload));
+  teardown.push(() => lambda.close());
+}, 600_000);
+
+afterAll(async () => {
+  for (const step of teardown.reverse()) await step().catch(() => undefined);
+  teardown = [];
+  const failed = invocations.filter((i) => !i.result.ok);
+  if (failed.length > 0) console.log(failed.map((f) => `${f.fn}: ${f.result.errorMessage}\n${f.result.logs}`).join('\n'));
+  console.log(`deployment rehearsal: ${Math.round((Date.now() - started) / 1000)} s in all; ${Object.entries(timings).map(([k, v]) => `${k} ${Math.round(v / 100) / 10} s`).join(', ')}`);
+});
+
+describe('deployment rehearsal: from an empty database to answered calls, through the CDK-built bundles', () => {
+  let key = '';
+
+  test('the migration bundle migrates the empty database as the custom resource does, surviving a rotated admin secret', async () => {
+    const migrate = await time('migrate', () =>
+      call('MigrationRunnerMigrate', { RequestType: 'Create', ResourceType: 'Custom::MeasurementStoreSchema', LogicalResourceId: 'MigrationRunnerSchema', ResourceProperties: {} }),
+    );
+    expect(migrate.ok).toBe(true);
+    const result = migrate.result as { PhysicalResourceId: string; Data: { Applied: string } };
+    expect(result.PhysicalResourceId).toBe('measurement-store-schema');
+    expect(result.Data.Applied).toMatch(/^001_identity\.sql,002_measurements\.sql,003_rollups\.sql,004_answer_days\.sql/);
+    // First login with the password read before the rotation, refused; the secret read again, then in.
+    expect(cluster.events.map((e) => e.outcome)).toEqual(['refused', 'ok']);
+    expect(secrets.reads.filter((r) => r === ADMIN_ARN)).toHaveLength(2);
+    expect(migrate.logs).toContain('login failed, retrying');
+
+    const db = new pg.Client({ connectionString: ownerUrl });
+    await db.connect();
+    try {
+      const member = await db.query("SELECT 1 FROM pg_auth_members m JOIN pg_roles r ON r.oid = m.roleid JOIN pg_roles u ON u.oid = m.member WHERE r.rolname = 'rds_iam' AND u.rolname = 'geo_reader'");
+      expect(member.rows).toHaveLength(1);
+    } finally {
+      await db.end();
+    }
+  }, 120_000);
+
+  test("the README's onboarding, verbatim, through the migration function (ADMIN_FUNCTION), ends with a key", async () => {
+    const script = await readmeBlock('onboarding');
+    expect(script).toMatch(/npm run admin -- key create/);
+    const out = await time('onboarding (README)', () =>
+      sh(script, {
+        ...credentials,
+        AWS_REGION: REGION,
+        ADMIN_FUNCTION: byName('MigrationRunnerMigrate').logicalId,
+        AWS_ENDPOINT_URL_LAMBDA: lambda.endpoint,
+        DATABASE_URL: '',
+      }),
+    );
+    key = /geo_live_[0-9A-Za-z]+/.exec(out)?.[0] ?? '';
+    expect(key).not.toBe('');
+  }, 300_000);
+
+  test('the tunnel recipe: verify-full against the cluster name through a local address, with the CA bundle; wrong trust or name refused', async () => {
+    const url = (host: string, extra: string) => `postgres://geo_admin@${host}:5432/geo?${extra}`;
+    const ok = await sh('npm run --silent admin -- workspace list --json', {
+      DATABASE_URL: url(CLUSTER_NAME, `hostaddr=${clusterIp}&sslmode=verify-full&sslrootcert=${certs.caFile}`),
+      PGPASSWORD: newPassword,
+      ADMIN_FUNCTION: '',
+    });
+    expect(JSON.parse(ok)).toEqual([expect.objectContaining({ slug: 'acme', active_keys: 1 })]);
+    const refused = async (u: string) => {
+      const c = new pg.Client({ ...adminClientConfig(u), password: newPassword });
+      const err = await c.connect().then(
+        () => null,
+        (e: Error) => e.message,
+      );
+      await c.end().catch(() => undefined);
+      return err;
+    };
+    // Node's own store does not know the CA (as it does not know the RDS CA): refused.
+    expect(await refused(url(CLUSTER_NAME, `hostaddr=${clusterIp}&sslmode=verify-full`))).toMatch(/certificate/);
+    // The right CA but a name the certificate does not carry: refused.
+    expect(await refused(url('other.example.com', `hostaddr=${clusterIp}&sslmode=verify-full&sslrootcert=${certs.caFile}`))).toMatch(/altnames|Hostname/);
+  }, 120_000);
+
+  test('one run, loaded by the data contract example', async () => {
+    const out = await time('data contract example', () =>
+      sh('npx tsx examples/pipeline/load-run.ts --workspace acme --brand Acme', { DATABASE_URL: ownerUrl }),
+    );
+    expect(JSON.parse(out.trim().split('\n').pop()!)).toMatchObject({ analysis: 'launch' });
+    // The embedded store is one backend for every connection: from here on it acts as the service role.
+    if (lite) await lite.exec('SET ROLE geo_reader');
+  }, 120_000);
+
+  test('/me: 200, through the proxy with an IAM token, the statement timeout set by the proxy, not the client', async () => {
+    const res = await http('IdentityFn', 'GET', '/api/v1/me', { authorization: `Bearer ${key}` });
+    expect(res.status).toBe(200);
+    expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(res.json()).toMatchObject({ workspace: { slug: 'acme' }, plan: { key: 'growth' }, rate_limit: { per_minute: 600, remaining: 599 }, reach: { analyses: 1 } });
+    const logins = proxy.events.filter((e) => e.outcome === 'ok');
+    expect(logins.length).toBeGreaterThan(0);
+    expect(proxy.events.filter((e) => e.outcome === 'refused')).toEqual([]);
+    for (const e of logins) expect(e).toMatchObject({ user: 'geo_reader', database: 'geo' });
+    for (const e of logins) expect(e.parameters.statement_timeout).toBeUndefined();
+    // The template's InitQuery, run by the proxy on its own connection: SET statement_timeout = <dbStatementMs>.
+    expect(logins.every((e) => e.initQuery === true)).toBe(true);
+  }, 120_000);
+
+  test('a figure read: 200 with the figures worked out by hand in the example', async () => {
+    const res = await http('FiguresFn', 'GET', '/api/v1/analyses/launch/metrics', { authorization: `Bearer ${key}` });
+    expect(res.status).toBe(200);
+    const body = res.json();
+    expect(body.context).toMatchObject({ state: 'measured', extraction_late: false, recipes: ['v1'] });
+    const figures = JSON.stringify(body);
+    for (const expected of ['"visibility":{"value":0.75', '"share_of_voice":{"value":0.5', '"source_share":{"value":0.5']) {
+      expect(figures).toContain(expected);
+    }
+    expect(figures).toMatch(/"average_position":\{"value":1\.333333/);
+    expect(figures).toMatch(/"sentiment":\{"value":0\.4[,}]/);
+  }, 120_000);
+
+  test('a catalog read: 200 with the run and its per-engine progress', async () => {
+    const res = await http('CatalogFn', 'GET', '/api/v1/analyses/launch/runs', { authorization: `Bearer ${key}` });
+    expect(res.status).toBe(200);
+    const [latest] = res.json().items as Array<Record<string, any>>;
+    expect(latest).toMatchObject({ state: 'finished' });
+    expect(JSON.stringify(latest)).toContain('"expected":3,"collected":2,"extracted":1,"failed":1');
+  }, 120_000);
+
+  test('MCP tools/list: 200 with one tool per read', async () => {
+    const res = await http(
+      'McpFn',
+      'POST',
+      '/api/v1/mcp',
+      { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    );
+    expect(res.status).toBe(200);
+    expect((res.json().result.tools as unknown[]).length).toBe(15);
+  }, 120_000);
+
+  test('openapi.json: 200, the committed bytes; and $default answers the envelope (404, 405 with Allow)', async () => {
+    const doc = await http('OpenapiFn', 'GET', '/api/v1/openapi.json');
+    expect(doc.status).toBe(200);
+    expect(doc.text).toBe(await readFile(join(ROOT, 'openapi', 'openapi.json'), 'utf8'));
+    const cases: Array<[string, string, number, string, string | undefined]> = [
+      ['GET', '/api/v1/no-such-thing', 404, 'not_found', undefined],
+      ['POST', '/api/v1/me', 405, 'method_not_allowed', 'GET'],
+      ['GET', '/api/v1/mcp', 405, 'method_not_allowed', 'POST'],
+      ['DELETE', '/api/v1/mcp', 405, 'method_not_allowed', 'POST'],
+    ];
+    for (const [method, path, status, code, allow] of cases) {
+      const { event } = toApiGatewayEvent({ method, url: path, rawHeaders: [], body: '' });
+      expect(event.routeKey).toBe('$default');
+      const res = await http('OpenapiFn', method, path);
+      expect(res.status).toBe(status);
+      const body = res.json();
+      expect(body.error.code).toBe(code);
+      expect(res.headers['x-request-id']).toBe(body.error.request_id);
+      expect(res.headers.allow).toBe(allow);
+    }
+  }, 120_000);
+
+  test('every call spent the budget in DynamoDB (dynalite) through the SDK the bundles carry', async () => {
+    const { DynamoDBClient, ScanCommand } = await import('@aws-sdk/client-dynamodb');
+    const client = new DynamoDBClient({ endpoint: budget.endpoint, region: REGION, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+    try {
+      const items = (await client.send(new ScanCommand({ TableName: budgetTable }))).Items ?? [];
+      const calls = items.reduce((n, i) => n + Number(i.calls?.N ?? 0), 0);
+      expect(calls).toBeGreaterThanOrEqual(4);
+    } finally {
+      client.destroy();
+    }
+  });
+});

@@ -1,0 +1,40 @@
+// Plays the Lambda Node.js runtime for one invocation, in a plain `node` process (no tsx, no jest):
+// imports the handler the template names (`index.handler` -> index.mjs / index.js in the task root),
+// reads the event on stdin, calls the handler with a context, writes {ok, result} or {ok: false,
+// errorType, errorMessage} on file descriptor 3 (stdout and stderr stay the function's logs), and exits,
+// as the execution environment would freeze.
+import { randomUUID } from 'node:crypto';
+import { existsSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const [taskRoot, handlerSpec, timeoutSeconds] = process.argv.slice(2);
+const dot = handlerSpec.lastIndexOf('.');
+const file = handlerSpec.slice(0, dot);
+const name = handlerSpec.slice(dot + 1);
+const deadline = Date.now() + Number(timeoutSeconds) * 1000;
+
+function reply(value) {
+  writeSync(3, JSON.stringify(value));
+  process.exit(0);
+}
+
+let input = '';
+for await (const chunk of process.stdin) input += chunk;
+try {
+  const path = ['.mjs', '.js', '.cjs'].map((ext) => join(taskRoot, file + ext)).find((p) => existsSync(p));
+  if (!path) throw new Error(`Runtime.ImportModuleError: no ${file}.mjs/.js/.cjs in ${taskRoot}`);
+  const mod = await import(pathToFileURL(path).href);
+  if (typeof mod[name] !== 'function') throw new Error(`Runtime.HandlerNotFound: ${handlerSpec}`);
+  const context = {
+    awsRequestId: randomUUID(),
+    functionName: process.env.AWS_LAMBDA_FUNCTION_NAME,
+    functionVersion: process.env.AWS_LAMBDA_FUNCTION_VERSION,
+    memoryLimitInMB: process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE,
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    callbackWaitsForEmptyEventLoop: false,
+  };
+  reply({ ok: true, result: await mod[name](JSON.parse(input), context) });
+} catch (err) {
+  reply({ ok: false, errorType: err?.name ?? 'Error', errorMessage: err?.message ?? String(err) });
+}
