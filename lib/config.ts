@@ -146,6 +146,12 @@ export const stageConfigSchema = z
         /** Stage-wide backstop, far above any plan's per-key budget: it guards the account, not the key. */
         throttleRatePerSecond: z.number().int().min(1).default(200),
         throttleBurst: z.number().int().min(1).default(400),
+        /**
+         * Web origins allowed to call /mcp (MCP_ALLOWED_ORIGINS): origins such as https://app.example.com,
+         * and `loopback` for localhost on any port. Absent: loopback only. Calls without Origin (servers,
+         * command-line and desktop clients) are not concerned.
+         */
+        mcpAllowedOrigins: z.array(z.union([z.literal('loopback'), z.url({ protocol: /^https?$/ })])).optional(),
       })
       .strict()
       .prefault({}),

@@ -87,7 +87,10 @@ export class StatelessStack extends Stack {
     for (const family of FAMILIES) {
       functions[family] = make(family, `functions/${family}/handler.ts`, `Reads of the ${family} family`, serviceEnv);
     }
-    functions.mcp = make('mcp', 'functions/mcp/handler.ts', 'MCP server exposing the reads as tools', serviceEnv);
+    functions.mcp = make('mcp', 'functions/mcp/handler.ts', 'MCP server exposing the reads as tools', {
+      ...serviceEnv,
+      ...(config.api.mcpAllowedOrigins ? { MCP_ALLOWED_ORIGINS: config.api.mcpAllowedOrigins.join(',') } : {}),
+    });
     // The OpenAPI document is static bytes: no database, no budget, no secret, hence no grant at all.
     functions.openapi = make('openapi', 'functions/openapi/handler.ts', 'Serves openapi.json', switchEnv);
     this.functions = functions;

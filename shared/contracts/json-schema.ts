@@ -66,9 +66,10 @@ const SAFE = Number.MAX_SAFE_INTEGER;
 
 /**
  * Formats every JSON Schema validator and generator knows. zod writes its own regular expression beside
- * them (a date's alone is 250 characters, repeated on every date field); the format says the same.
+ * them (a date's alone is 250 characters, repeated on every date field); the format says the same. Not
+ * date-time: its expression says more than the format, that timestamps carry milliseconds.
  */
-const STANDARD_FORMATS = new Set(['date', 'date-time', 'uuid', 'email']);
+const STANDARD_FORMATS = new Set(['date', 'uuid', 'email']);
 
 /** Rewrites zod's JSON Schema into the forms renderers and generated clients read well (same meaning). */
 function tidy(value: unknown): unknown {
@@ -80,6 +81,11 @@ function tidy(value: unknown): unknown {
     if (node.minimum === -SAFE) delete node.minimum;
   }
   if (typeof node.format === 'string' && STANDARD_FORMATS.has(node.format)) delete node.pattern;
+  // The contract's timestamps (contracts/common.ts): UTC with milliseconds. The format checks the calendar
+  // and the clock; the expression needs to say only the shape zod's long one says.
+  if (node.format === 'date-time' && typeof node.pattern === 'string' && node.pattern.endsWith('\\.\\d{3}(?:Z))$')) {
+    node.pattern = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$';
+  }
   return nullable(node);
 }
 

@@ -264,7 +264,9 @@ export async function listKeys(db: Queryable, workspace: string): Promise<KeyLis
             k.created_at, k.expires_at, k.revoked_at, k.last_used_at,
             CASE WHEN k.revoked_at IS NOT NULL THEN 'revoked'
                  WHEN k.expires_at <= now() THEN 'expired'
-                 WHEN m.user_id IS NULL OR m.left_at IS NOT NULL OR m.suspended_at IS NOT NULL THEN 'creator_inactive'
+                 -- The identity rule (api_identity, migration 006): access interrupted after the key was made kills it for good.
+                 WHEN m.user_id IS NULL OR m.left_at IS NOT NULL OR m.suspended_at IS NOT NULL
+                      OR m.joined_at > k.created_at OR m.resumed_at > k.created_at THEN 'creator_inactive'
                  ELSE 'active' END AS status
      FROM api_keys k
      JOIN users u ON u.id = k.created_by

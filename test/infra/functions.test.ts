@@ -104,6 +104,15 @@ describe('service functions', () => {
     }
   });
 
+  it('MCP_ALLOWED_ORIGINS reaches the MCP function only, when the stage names origins', () => {
+    const named = synth({ stages: { dev: { api: { mcpAllowedOrigins: ['loopback', 'https://app.example.com'] } } } });
+    for (const [id, fn] of Object.entries(resources(named.statelessTemplate, 'AWS::Lambda::Function'))) {
+      expect(env(fn).MCP_ALLOWED_ORIGINS).toBe(id.startsWith('McpFn') ? 'loopback,https://app.example.com' : undefined);
+    }
+    for (const fn of Object.values(stateless)) expect(env(fn).MCP_ALLOWED_ORIGINS).toBeUndefined();
+    expect(() => synth({ stages: { dev: { api: { mcpAllowedOrigins: ['ftp://x.example.com'] } } } })).toThrow(/mcpAllowedOrigins/);
+  });
+
   it('PLAN_CEILINGS appears only when the stage configures ceilings', () => {
     const withCeilings = synth({ stages: { dev: { planCeilings: { starter: 30, pro: 120 } } } });
     const fns = Object.entries(resources(withCeilings.statelessTemplate, 'AWS::Lambda::Function'));
