@@ -47,8 +47,9 @@ export function parseQuery(read: ReadDef, rawQuery: string | undefined): Record<
   const inPath = new Set(pathParams(read.path));
   const out: Record<string, unknown> = {};
   for (const [key, value] of queryPairs(rawQuery ?? '')) {
-    if (!(key in shape) || inPath.has(key)) throw new InvalidRequest(`Unknown query parameter "${key}".`, key);
-    if (key in out) throw new InvalidRequest(`Query parameter "${key}" is repeated.`, key);
+    // Own keys only: `__proto__`, `constructor` or `toString` are "in" every object, and are no parameter.
+    if (!Object.hasOwn(shape, key) || inPath.has(key)) throw new InvalidRequest(`Unknown query parameter "${key}".`, key);
+    if (Object.hasOwn(out, key)) throw new InvalidRequest(`Query parameter "${key}" is repeated.`, key);
     const kind = numberKind(shape[key]);
     out[key] = kind ? queryNumber(kind, value) : value;
   }

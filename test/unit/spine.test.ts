@@ -41,6 +41,10 @@ describe('strict query parsing', () => {
       expect(parseQuery(read, `limit=${encodeURIComponent(form)}`)).toEqual({ limit: form });
     }
     expect(parseQuery(read, 'limit=9007199254740991')).toEqual({ limit: 9007199254740991 });
+    // Keys every object has by inheritance are unknown keys like any other, named in order.
+    for (const key of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
+      expect(refusal(() => parseQuery(read, `${key}=1&zzz=2`))).toEqual({ name: 'InvalidRequest', param: key });
+    }
     // The first ? separates the query; a second one is part of the key.
     expect(refusal(() => parseQuery(read, '?limit=5'))).toEqual({ name: 'InvalidRequest', param: '?limit' });
     expect(parseQuery(read, 'window=7d')).toEqual({ window: '7d' });
