@@ -181,11 +181,24 @@ describe(`issue 11 classes, property-based (fast-check seed ${SEED})`, () => {
       mcpProblems.push(...meter.observe(res.status, body.byteLength));
       return new Response(res.status === 204 ? null : body, { status: res.status, statusText: res.statusText, headers: res.headers });
     };
-    mcp = new Client({ name: 'geo-reliability', version: '1.0.0' });
-    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${api.baseUrl}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${key()}` } }, fetch: metered }));
-    // The client checks every structuredContent against the outputSchema listed here.
-    await mcp.listTools();
+    connectMcp = async () => {
+      await mcp?.close();
+      mcp = new Client({ name: 'geo-reliability', version: '1.0.0' });
+      await mcp.connect(new StreamableHTTPClientTransport(new URL(`${api.baseUrl}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${key()}` } }, fetch: metered }));
+      // The client checks every structuredContent against the outputSchema listed here.
+      await mcp.listTools();
+    };
+    await connectMcp();
   });
+
+  let connectMcp: () => Promise<void>;
+  let mcpCalls = 0;
+  /** One tools/call; a fresh client session every 400 calls (the SDK transport keeps an abort listener per request). */
+  const callTool = async (name: string, args: Record<string, unknown>) => {
+    mcpCalls += 1;
+    if (mcpCalls % 400 === 0) await connectMcp();
+    return mcp.callTool({ name, arguments: args });
+  };
 
   /** Problems seen by the metered fetch of the MCP client, drained by each MCP case. */
   const mcpProblems: string[] = [];
@@ -287,7 +300,7 @@ describe(`issue 11 classes, property-based (fast-check seed ${SEED})`, () => {
         if (reply.status !== 200) problems.push(`REST ${reply.status} ${reply.text.slice(0, 200)}`);
         else if (Buffer.compare(Buffer.from(reply.body.text, 'utf8'), Buffer.from(text, 'utf8')) !== 0) problems.push('REST text differs from the stored text');
 
-        const result = await mcp.callTool({ name: 'get_answer', arguments: { analysis: collected(), answer: id } });
+        const result = await callTool('get_answer', { analysis: collected(), answer: id });
         problems.push(...mcpProblems.splice(0));
         const blocks = (result.content as Array<{ type: string; text?: string }>).filter((b) => b.type === 'text');
         if (result.isError || blocks.length !== 1) problems.push(`MCP: ${JSON.stringify(result).slice(0, 300)}`);
@@ -364,7 +377,7 @@ describe(`issue 11 classes, property-based (fast-check seed ${SEED})`, () => {
         const problems: string[] = [];
         let result: Awaited<ReturnType<Client['callTool']>> | undefined;
         try {
-          result = await mcp.callTool({ name: c.tool, arguments: args });
+          result = await callTool(c.tool, args);
         } catch (err) {
           problems.push(`the call failed: ${(err as Error).message.slice(0, 300)}`);
         }
