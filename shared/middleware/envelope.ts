@@ -93,7 +93,8 @@ function causeOf(cause: unknown): Record<string, unknown> {
  */
 function logFault(err: ApiError, requestId: string, where: Record<string, unknown>): void {
   if (err.cause === undefined) return;
-  const line = { request_id: requestId, ...where, error_code: err.code, status: err.status, cause: causeOf(err.cause) };
+  // `code`, not `error_code`: the alarms' metric filters count request lines by error_code, once per call.
+  const line = { request_id: requestId, ...where, code: err.code, status: err.status, cause: causeOf(err.cause) };
   if (err.status >= 500 && err.status !== 503) logger.error('fault', line);
   else logger.warn('fault', line);
 }

@@ -95,6 +95,8 @@ describe('store faults are classified: unavailable → 503 upstream_timeout, con
     const request = lines.find((l) => l.message === 'request');
     expect(request?.error_code).toBe(want.code);
     const fault = lines.find((l) => l.message === 'fault' || l.message === 'unhandled fault');
+    // One line per call carries error_code (the alarms' metric filters count it): the request line.
+    expect(lines.filter((l) => l.error_code !== undefined).length).toBe(1);
     const { message, ...fields } = want.cause;
     expect(fault?.cause).toMatchObject(fields);
     if (message) expect(fault?.cause?.message).toMatch(message);
