@@ -126,7 +126,7 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
     }
   });
   afterAll(async () => {
-    const figures = meter.figures('hostile-input', { peakRssBytes: api.peakRssBytes(), crashed: api.exited() !== null, errorLines: api.errorOutput().length });
+    const figures = meter.figures('hostile-input', { startRssBytes: api.startRssBytes, peakRssBytes: api.peakRssBytes(), crashed: api.exited() !== null, errorLines: api.errorOutput().length });
     recordFigures(figures);
     console.log(`hostile cases: ${JSON.stringify(figures)}`);
     await api.close();
@@ -136,7 +136,7 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
     rawRequest(api.url, { target, headers: [['Authorization', `Bearer ${key}`]] });
 
   const judge = (reply: RawReply, target: string, outside: OutsideReach): string[] => [
-    ...meter.observe(reply.status, reply.bytes).map((p) => `${p} ${reply.text.slice(0, 200)}`),
+    ...meter.observe(reply.status, reply.bytes, target.slice(0, 120)).map((p) => `${p} ${reply.text.slice(0, 200)}`),
     ...contractProblems(reply, readOf(target)),
     ...leaks(reply.text, outside).map((l) => `outside the key's reach: ${l}`),
   ];
@@ -269,7 +269,7 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
         // handler: the adapter answers 431 headers_too_large in the envelope. Only past that limit.
         const headerBytes = headers.reduce((n, [k, v]) => n + Buffer.byteLength(`${k}: ${v}\r\n`), 0);
         if (headerBytes > 16 * 1024 - 512) {
-          const problems = [...meter.observe(reply.status, reply.bytes), ...contractProblems(reply, undefined)];
+          const problems = [...meter.observe(reply.status, reply.bytes, 'oversized headers'), ...contractProblems(reply, undefined)];
           if (reply.status !== 431 || reply.body?.error?.code !== 'headers_too_large' || reply.text.includes(c.secret)) problems.push(`oversized headers: ${reply.status}`);
           if (problems.length > 0) throw new Error(problems.join('\n'));
           return;

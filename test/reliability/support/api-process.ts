@@ -12,6 +12,8 @@ export interface ApiProcess {
   pid: number;
   /** The process ended on its own (crash, uncaught exception): its exit code or signal, else null. */
   exited(): string | null;
+  /** Resident set size once listening, before any request (Linux VmRSS), in bytes. */
+  startRssBytes: number;
   /** Peak resident set size so far (Linux VmHWM), in bytes. */
   peakRssBytes(): number;
   /** Lines the process wrote at level ERROR (unhandled faults) and anything on stderr. */
@@ -19,9 +21,9 @@ export interface ApiProcess {
   close(): Promise<void>;
 }
 
-function vmHwmBytes(pid: number): number {
+function procStatusBytes(pid: number, field: 'VmHWM' | 'VmRSS'): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = /VmHWM:\s+(\d+) kB/.exec(status)?.[1];
+  const kb = new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1];
   return kb ? Number(kb) * 1024 : 0;
 }
 
@@ -82,8 +84,9 @@ export async function startApiProcess(overrides: Record<string, string> = {}): P
     url,
     baseUrl: `${url}/api/v1`,
     pid,
+    startRssBytes: procStatusBytes(pid, 'VmRSS'),
     exited: () => exit,
-    peakRssBytes: () => (exit === null ? vmHwmBytes(pid) : 0),
+    peakRssBytes: () => (exit === null ? procStatusBytes(pid, 'VmHWM') : 0),
     errorOutput: () => [...errors],
     close: () =>
       new Promise<void>((resolve) => {

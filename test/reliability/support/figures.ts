@@ -19,6 +19,9 @@ export interface FileFigures {
   responses: number;
   fiveXX: number;
   maxResponseBytes: number;
+  /** What the largest response answered (read or tool). */
+  largest: string;
+  startRssBytes: number;
   peakRssBytes: number;
   /** The API process ended on its own, or wrote at level ERROR (an unhandled fault). */
   crashes: number;
@@ -32,6 +35,7 @@ export class Meter {
   responses = 0;
   fiveXX = 0;
   maxResponseBytes = 0;
+  largest = '';
   private readonly started = performance.now();
 
   count(cls: string): void {
@@ -39,9 +43,12 @@ export class Meter {
   }
 
   /** Records one HTTP response; returns what is wrong with it at this level (5xx, over 6 MB). */
-  observe(status: number, bytes: number): string[] {
+  observe(status: number, bytes: number, what: string): string[] {
     this.responses += 1;
-    this.maxResponseBytes = Math.max(this.maxResponseBytes, bytes);
+    if (bytes > this.maxResponseBytes) {
+      this.maxResponseBytes = bytes;
+      this.largest = what;
+    }
     const problems: string[] = [];
     if (status >= 500) {
       this.fiveXX += 1;
@@ -51,13 +58,15 @@ export class Meter {
     return problems;
   }
 
-  figures(file: string, server: { peakRssBytes: number; crashed: boolean; errorLines: number }): FileFigures {
+  figures(file: string, server: { startRssBytes: number; peakRssBytes: number; crashed: boolean; errorLines: number }): FileFigures {
     return {
       file,
       cases: { ...this.cases },
       responses: this.responses,
       fiveXX: this.fiveXX,
       maxResponseBytes: this.maxResponseBytes,
+      largest: this.largest,
+      startRssBytes: server.startRssBytes,
       peakRssBytes: server.peakRssBytes,
       crashes: server.crashed ? 1 : 0,
       errorLines: server.errorLines,
@@ -99,12 +108,13 @@ export function summarise(all: FileFigures[], expectedFiles: readonly string[]):
   const crashes = all.reduce((a, f) => a + f.crashes, 0);
   const errorLines = all.reduce((a, f) => a + f.errorLines, 0);
   const maxBytes = Math.max(0, ...all.map((f) => f.maxResponseBytes));
+  const largest = all.find((f) => f.maxResponseBytes === maxBytes)?.largest ?? '';
   const peak = Math.max(0, ...all.map((f) => f.peakRssBytes));
   const report = [
     `property battery: ${cases} cases (${Object.entries(byClass).map(([k, n]) => `${k} ${n}`).join(', ')}), ${responses} responses`,
     `  5xx: ${fiveXX}; crashes: ${crashes}; ERROR lines of the API processes: ${errorLines}`,
-    `  largest response: ${maxBytes} bytes (${mb(maxBytes)}; limit ${mb(MAX_RESPONSE_BYTES)})`,
-    `  peak RSS of the API process: ${all.map((f) => `${f.file} ${mb(f.peakRssBytes)}`).join(', ')} (bound ${mb(MAX_PEAK_RSS_BYTES)})`,
+    `  largest response: ${maxBytes} bytes (${mb(maxBytes)}; limit ${mb(MAX_RESPONSE_BYTES)}): ${largest}`,
+    `  RSS of the API process, listening → peak: ${all.map((f) => `${f.file} ${mb(f.startRssBytes)} → ${mb(f.peakRssBytes)}`).join(', ')} (bound ${mb(MAX_PEAK_RSS_BYTES)})`,
     `  time: ${all.map((f) => `${f.file} ${(f.ms / 1000).toFixed(1)} s`).join(', ')}`,
   ].join('\n');
   const failures: string[] = [];
