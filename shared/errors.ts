@@ -12,7 +12,7 @@ export abstract class ApiError extends Error {
 
   /**
    * `cause` (ES2022 Error.cause) is what made the service refuse: a database or budget-store error.
-   * Logged with the request id (the envelope's request line), never shown to the caller.
+   * Logged with the request id (the envelope's `fault` line), never shown to the caller.
    */
   constructor(message: string, opts: { param?: string; retryAfter?: number; cause?: unknown } = {}) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { types } from 'node:util';
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { ApiError, InternalError, errorBody } from '../errors.js';
@@ -73,7 +74,8 @@ export function asApiError(err: unknown, requestId: string, where: Record<string
 
 /** A cause as a plain log object: classified store and budget causes as they are, errors by name, code and message. */
 function causeOf(cause: unknown): Record<string, unknown> {
-  if (cause instanceof Error) {
+  // isNativeError: socket errors come from Node's core, another realm than the code under jest's vm.
+  if (cause instanceof Error || types.isNativeError(cause)) {
     const code = (cause as { code?: unknown }).code;
     const inner = (cause as { cause?: unknown }).cause;
     return {
