@@ -1,3 +1,4 @@
+import { types } from 'node:util';
 import { ConditionalCheckFailedException, DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import type { Config } from './config.js';
@@ -27,6 +28,19 @@ export function createDynamoClient(cfg: Config): DynamoDBClient {
   });
 }
 
+/** The log form of a counter failure: the SDK's error name, HTTP status and message, or the socket errno. */
+function budgetCause(err: unknown): Record<string, unknown> {
+  if (!(err instanceof Error || types.isNativeError(err))) return { fault: 'budget', message: String(err) };
+  const e = err as Error & { code?: unknown; $metadata?: { httpStatusCode?: number } };
+  return {
+    fault: 'budget',
+    name: e.name,
+    ...(typeof e.code === 'string' ? { errno: e.code } : {}),
+    ...(e.$metadata?.httpStatusCode ? { http_status: e.$metadata.httpStatusCode } : {}),
+    message: e.message,
+  };
+}
+
 export function secondsToMinuteEnd(now: Date): number {
   return Math.ceil((60_000 - (now.getTime() % 60_000)) / 1000);
 }
@@ -37,6 +51,9 @@ export function createBudgetCounter(client: DynamoDBClient, table: string): Budg
     async consume(workspaceId, limit, now = new Date()) {
       const minute = Math.floor(now.getTime() / 60_000);
       const reset = secondsToMinuteEnd(now);
+      // A ceiling of 0 allows no call at all: refused without a write. The condition below would let
+      // the first call of each minute through (its count does not exist yet).
+      if (limit < 1) throw new RateLimited(reset);
       let count: number;
       try {
         const out = await client.send(
@@ -62,9 +79,9 @@ export function createBudgetCounter(client: DynamoDBClient, table: string): Budg
         count = Number(out.Attributes?.calls?.N);
       } catch (err) {
         if (err instanceof ConditionalCheckFailedException) throw new RateLimited(reset);
-        throw new RateLimitUnavailable();
+        throw new RateLimitUnavailable(budgetCause(err));
       }
-      if (!Number.isInteger(count)) throw new RateLimitUnavailable();
+      if (!Number.isInteger(count)) throw new RateLimitUnavailable({ fault: 'budget', message: 'the counter answered without a count' });
       const remaining = Math.max(0, limit - count);
       return { limit, remaining, resetAfterSeconds: remaining > 0 ? 0 : reset };
     },

@@ -10,8 +10,12 @@ export abstract class ApiError extends Error {
   /** Seconds before retrying, sent as Retry-After. */
   readonly retryAfter?: number;
 
-  constructor(message: string, opts: { param?: string; retryAfter?: number } = {}) {
-    super(message);
+  /**
+   * `cause` (ES2022 Error.cause) is what made the service refuse: a database or budget-store error.
+   * Logged with the request id (the envelope's `fault` line), never shown to the caller.
+   */
+  constructor(message: string, opts: { param?: string; retryAfter?: number; cause?: unknown } = {}) {
+    super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = new.target.name;
     if (opts.param !== undefined) this.param = opts.param;
     if (opts.retryAfter !== undefined) this.retryAfter = opts.retryAfter;
@@ -161,27 +165,32 @@ export class RateLimited extends ApiError {
 export class InternalError extends ApiError {
   readonly status = 500;
   readonly code = 'internal_error';
-  constructor() {
-    super('Something failed on our side. Retry once, then report the request id.');
+  constructor(cause?: unknown) {
+    super('Something failed on our side. Retry once, then report the request id.', { cause });
   }
 }
 
 export class RateLimitUnavailable extends ApiError {
   readonly status = 503;
   readonly code = 'rate_limit_unavailable';
-  constructor() {
+  constructor(cause?: unknown) {
     super('The call budget or the reach of this key could not be checked, so the call was refused. Retry shortly.', {
       retryAfter: 1,
+      cause,
     });
   }
 }
 
+/** Seconds a paused Aurora Serverless cluster takes to resume: the delay worth waiting before the one retry. */
+export const STORE_WAKE_SECONDS = 20;
+
 export class UpstreamTimeout extends ApiError {
   readonly status = 503;
   readonly code = 'upstream_timeout';
-  constructor() {
+  constructor(cause?: unknown) {
     super('The measurement store did not answer in time; it may be waking up (about 20 seconds). Retry once.', {
-      retryAfter: 20,
+      retryAfter: STORE_WAKE_SECONDS,
+      cause,
     });
   }
 }
@@ -191,6 +200,36 @@ export class ApiDisabled extends ApiError {
   readonly code = 'api_disabled';
   constructor(retryAfter: number) {
     super('The API is switched off for everyone for now. Retry after the delay in Retry-After.', { retryAfter });
+  }
+}
+
+/*
+ * Refusals of the HTTP layer in front of the functions, before any route or key is known. Deployed,
+ * API Gateway answers these itself (with its own bare body); the local adapter answers them in the
+ * SPEC §2.2 envelope so that every response it sends carries X-Request-Id. Codes beyond SPEC §7.
+ */
+
+export class PayloadTooLarge extends ApiError {
+  readonly status = 413;
+  readonly code = 'payload_too_large';
+  constructor() {
+    super('The request body is larger than the 6 MB a call may carry.');
+  }
+}
+
+export class HeadersTooLarge extends ApiError {
+  readonly status = 431;
+  readonly code = 'headers_too_large';
+  constructor() {
+    super('The request headers are too large.');
+  }
+}
+
+export class MalformedRequest extends ApiError {
+  readonly status = 400;
+  readonly code = 'malformed_request';
+  constructor() {
+    super('The request is not valid HTTP/1.1 (request line, header syntax or framing).');
   }
 }
 

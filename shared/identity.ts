@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import type { Db } from './store/db.js';
+import { StoreError, storeFaultCause } from './store/faults.js';
 import { ApiError, KeyRevoked, PlanRequired, RateLimitUnavailable, Unauthorized } from './errors.js';
 import type { Identity } from './reads/types.js';
 
@@ -41,8 +42,9 @@ export interface IdentityOptions {
 
 /**
  * Resolves a fingerprint to a live identity or throws the SPEC §5 refusal. Unknown and dead keys cost
- * the same single statement. A store that does not answer surfaces as upstream_timeout (from Db);
- * any other failure of the statement means reach could not be established: refused, never served.
+ * the same single statement. A store that cannot serve surfaces as upstream_timeout and a configuration
+ * fault as internal_error (both from Db); a statement the answering store failed means reach could not
+ * be established: rate_limit_unavailable (SPEC §7), refused, never served. The cause goes to the log.
  */
 export async function lookupIdentity(db: Db, fp: string, opts: IdentityOptions): Promise<Identity> {
   let rows: IdentityRow[];
@@ -50,14 +52,14 @@ export async function lookupIdentity(db: Db, fp: string, opts: IdentityOptions):
     rows = await db.query<IdentityRow>(IDENTITY_SQL, [fp, opts.lastUsedThrottleSeconds]);
   } catch (err) {
     if (err instanceof ApiError) throw err;
-    throw new RateLimitUnavailable();
+    throw new RateLimitUnavailable(err instanceof StoreError ? err.cause : storeFaultCause(err, 'query'));
   }
   const row = rows[0];
   if (!row) throw new Unauthorized();
   if (!row.alive) throw new KeyRevoked();
   if (!row.api_access) throw new PlanRequired();
   const reach = reachSchema.safeParse(row.reach);
-  if (!reach.success) throw new RateLimitUnavailable();
+  if (!reach.success) throw new RateLimitUnavailable({ fault: 'statement', phase: 'query', message: 'the reach column is not a list of {id, slug}' });
   return {
     key: {
       id: row.id,

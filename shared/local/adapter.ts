@@ -1,7 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { errorBody, HeadersTooLarge, MalformedRequest, PayloadTooLarge, type ApiError } from '../errors.js';
+import { baseHeaders } from '../middleware/envelope.js';
 import { DEFAULT_ROUTE_KEY, DEFAULT_TARGET, matchPath, routeKey, routes, type Target } from '../routes.js';
 
 export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
@@ -122,6 +124,39 @@ async function readBody(req: IncomingMessage): Promise<string | null> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/**
+ * A refusal of the adapter itself (API Gateway's part: body too large, headers too large, not HTTP),
+ * in the SPEC §2.2 envelope with its own request id, like every other response of the local stack.
+ */
+export function gatewayRefusal(err: ApiError): { status: number; headers: Record<string, string>; body: string } {
+  const requestId = randomUUID();
+  return { status: err.status, headers: baseHeaders(requestId), body: JSON.stringify(errorBody(err, requestId)) };
+}
+
+/**
+ * Node's HTTP parser refuses some requests before any handler runs: headers over its 16 KB limit
+ * (HPE_HEADER_OVERFLOW → 431) and malformed request lines, headers or framing (→ 400). Its default
+ * answer is a bare status line; this one carries the envelope. The socket cannot be reused after a
+ * parse error, so the answer closes it.
+ */
+function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
+  // A reset or a request timeout: nobody is waiting for an answer on that socket.
+  if (err.code === 'ECONNRESET' || err.code === 'ERR_HTTP_REQUEST_TIMEOUT' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const refusal = gatewayRefusal(
+    err.code === 'HPE_HEADER_OVERFLOW' ? new HeadersTooLarge()
+    : err.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW' ? new PayloadTooLarge()
+    : new MalformedRequest(),
+  );
+  const head = [
+    `HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status] ?? ''}`,
+    ...Object.entries({ ...refusal.headers, 'content-length': String(Buffer.byteLength(refusal.body)), connection: 'close' }).map(([k, v]) => `${k}: ${v}`),
+  ].join('\r\n');
+  socket.end(`${head}\r\n\r\n${refusal.body}`);
+}
+
 /** A small HTTP server standing in for API Gateway in front of the same Lambda handlers. */
 export async function startHttp(
   handlers: Handlers,
@@ -140,8 +175,9 @@ export async function startHttp(
       }
       const body = await readBody(req);
       if (body === null) {
-        res.writeHead(413, { 'content-type': 'application/json; charset=utf-8' });
-        res.end(JSON.stringify({ message: 'Request Entity Too Large' }));
+        const refusal = gatewayRefusal(new PayloadTooLarge());
+        res.writeHead(refusal.status, { ...refusal.headers, connection: 'close' });
+        res.end(refusal.body);
         return;
       }
       const { event, target } = toApiGatewayEvent({
@@ -160,6 +196,7 @@ export async function startHttp(
       res.end(JSON.stringify({ message: 'Internal Server Error' }));
     }
   });
+  server.on('clientError', answerClientError);
   server.keepAliveTimeout = 5000;
   await new Promise<void>((resolve) => server.listen(port, host, resolve));
   const address = server.address() as AddressInfo;

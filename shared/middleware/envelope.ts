@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { types } from 'node:util';
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { ApiError, InternalError, errorBody } from '../errors.js';
@@ -7,13 +8,13 @@ import type { Call, CallContext } from './call.js';
 
 type Req = Request<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, CallContext>;
 
-/** Headers every response carries, success or failure (SPEC §4.3, DESIGN §3). */
-function baseHeaders(call: Call): Record<string, string> {
+/** Headers every response carries, success or failure (SPEC §4.3, DESIGN §3); the local adapter's own refusals too. */
+export function baseHeaders(requestId: string): Record<string, string> {
   return {
     'content-type': 'application/json; charset=utf-8',
     'cache-control': 'no-store',
     'x-content-type-options': 'nosniff',
-    'x-request-id': call.requestId,
+    'x-request-id': requestId,
   };
 }
 
@@ -63,9 +64,41 @@ function logCall(call: Call, status: number, method?: string): void {
  * logged in full under the request id and shown to nobody. REST and MCP tool calls both go through here.
  */
 export function asApiError(err: unknown, requestId: string, where: Record<string, unknown> = {}): ApiError {
-  if (err instanceof ApiError) return err;
-  logger.error('unhandled fault', { request_id: requestId, ...where, error: err as Error });
-  return new InternalError();
+  if (err instanceof ApiError) {
+    logFault(err, requestId, where);
+    return err;
+  }
+  logger.error('unhandled fault', { request_id: requestId, ...where, error: err as Error, cause: causeOf(err) });
+  return new InternalError(err);
+}
+
+/** A cause as a plain log object: classified store and budget causes as they are, errors by name, code and message. */
+function causeOf(cause: unknown): Record<string, unknown> {
+  // isNativeError: socket errors come from Node's core, another realm than the code under jest's vm.
+  if (cause instanceof Error || types.isNativeError(cause)) {
+    const code = (cause as { code?: unknown }).code;
+    const inner = (cause as { cause?: unknown }).cause;
+    return {
+      name: cause.name,
+      ...(typeof code === 'string' ? { code } : {}),
+      message: cause.message,
+      ...(inner && typeof inner === 'object' && !(inner instanceof Error) ? inner : {}),
+    };
+  }
+  return cause && typeof cause === 'object' ? (cause as Record<string, unknown>) : { message: String(cause) };
+}
+
+/**
+ * A refusal caused by a fault (store unavailable, a configuration fault, the budget counter failing)
+ * gets its own line with the cause: SQLSTATE, errno or message, phase. Refusals of the caller's own
+ * making (401, 404, 422, 429) carry no cause and log nothing here.
+ */
+function logFault(err: ApiError, requestId: string, where: Record<string, unknown>): void {
+  if (err.cause === undefined) return;
+  // `code`, not `error_code`: the alarms' metric filters count request lines by error_code, once per call.
+  const line = { request_id: requestId, ...where, code: err.code, status: err.status, cause: causeOf(err.cause) };
+  if (err.status >= 500 && err.status !== 503) logger.error('fault', line);
+  else logger.warn('fault', line);
 }
 
 /**
@@ -77,7 +110,7 @@ export function envelopeMiddleware(): MiddlewareObj<APIGatewayProxyEventV2, APIG
   const finish = (request: Req, response: APIGatewayProxyStructuredResultV2): void => {
     const call = request.context.call;
     const extra = call.error?.headers() ?? {};
-    response.headers = { ...response.headers, ...baseHeaders(call), ...budgetHeaders(call), ...timingHeader(call), ...extra };
+    response.headers = { ...response.headers, ...baseHeaders(call.requestId), ...budgetHeaders(call), ...timingHeader(call), ...extra };
     request.response = response;
     logCall(call, response.statusCode ?? 200, request.event.requestContext?.http?.method);
   };

@@ -1,28 +1,12 @@
-import { types } from 'node:util';
 import pg from 'pg';
 import { Signer } from '@aws-sdk/rds-signer';
 import type { Config } from '../config.js';
-import { UpstreamTimeout } from '../errors.js';
+import { InternalError, UpstreamTimeout } from '../errors.js';
+import { StoreError, storeFaultCause, type FaultCause, type StorePhase } from './faults.js';
 
 /** The only database surface the reads see: parameterised SELECTs, rows out. */
 export interface Db {
   query<R = Record<string, unknown>>(text: string, params?: unknown[]): Promise<R[]>;
-}
-
-// 08: connection exception; 57014: statement_timeout fired; 57P01-57P03: the server is going away or starting.
-const UNREACHABLE_SQLSTATES = /^(08|57014|57P0[123])/;
-const UNREACHABLE_MESSAGES = /timeout|terminated|ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ENOTFOUND|ETIMEDOUT|EPIPE|Connection ended|not queryable/i;
-
-/** True when the store did not answer (asleep, waking, unreachable, too slow), as opposed to a bad query. */
-export function isUnreachable(err: unknown): boolean {
-  // isNativeError also recognises errors made in another realm: socket errors (ECONNREFUSED...) come
-  // from Node's core, which is another realm than the code when it runs inside a vm (jest), and
-  // `instanceof Error` alone turned a refused connection into 503 rate_limit_unavailable there.
-  if (!(err instanceof Error || types.isNativeError(err))) return false;
-  const code = (err as { code?: unknown }).code;
-  if (typeof code === 'string' && UNREACHABLE_SQLSTATES.test(code)) return true;
-  if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return true;
-  return UNREACHABLE_MESSAGES.test(err.message);
 }
 
 /**
@@ -62,16 +46,47 @@ function iamToken(cfg: Config): () => Promise<string> {
   return () => signer.getAuthToken();
 }
 
-/** Wraps a pool so that a store that does not answer surfaces as 503 upstream_timeout. */
+/**
+ * The refusal a store failure calls for (README "Faults"): unavailable → 503 upstream_timeout with the
+ * wake delay; configuration → 500 internal_error; a failed statement is left to the caller (a read
+ * answers internal_error, the identity statement rate_limit_unavailable). Each carries its cause for the log.
+ */
+export function storeFailure(err: unknown, phase: StorePhase): Error {
+  const cause: FaultCause = storeFaultCause(err, phase);
+  if (cause.fault === 'unavailable') return new UpstreamTimeout(cause);
+  if (cause.fault === 'configuration') return new InternalError(cause);
+  return new StoreError(cause);
+}
+
+// A connection that fails while checked out emits 'error' as well as failing its query; without a
+// listener that event would end the process. The query's own rejection carries the error.
+const ignore = (): void => undefined;
+
+/**
+ * Wraps a pool: every statement checks out a connection and runs on it, so a failure is known to come
+ * from opening a connection (startup, TLS, login) or from the statement, and is classified accordingly.
+ * Reads that run statements side by side open further connections through the same path.
+ */
 export function createDb(pool: pg.Pool): Db {
   return {
     async query<R>(text: string, params: unknown[] = []): Promise<R[]> {
+      let client: pg.PoolClient;
       try {
-        const result = await pool.query(text, params);
+        client = await pool.connect();
+      } catch (err) {
+        throw storeFailure(err, 'connect');
+      }
+      client.on('error', ignore);
+      try {
+        const result = await client.query(text, params);
+        client.removeListener('error', ignore);
+        client.release();
         return result.rows as R[];
       } catch (err) {
-        if (isUnreachable(err)) throw new UpstreamTimeout();
-        throw err;
+        client.removeListener('error', ignore);
+        // As pool.query does: a connection whose statement failed is closed, not handed to the next call.
+        client.release(err as Error);
+        throw storeFailure(err, 'query');
       }
     },
   };

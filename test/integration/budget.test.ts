@@ -2,7 +2,10 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { LocalApi } from '../../shared/local/stack.js';
 import { meSchema } from '../../shared/reads/identity/me.js';
 import { startStore, type LocalStore } from '../../shared/local/stores.js';
-import { awayFromMinuteEdge, call, expectError, expectServed, manifest, startTestApi } from '../support/api.js';
+import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { secondsToMinuteEnd } from '../../shared/budget.js';
+import { freshTableName } from '../../shared/local/stack.js';
+import { awayFromMinuteEdge, call, dynamoEndpoint, expectError, expectServed, manifest, startTestApi } from '../support/api.js';
 
 describe('the budget: one atomic counter per workspace per minute', () => {
   let api: LocalApi;
@@ -64,7 +67,39 @@ describe('the budget: one atomic counter per workspace per minute', () => {
   });
 });
 
-describe('faults fail closed with 503 rate_limit_unavailable', () => {
+describe('a plan ceiling of 0: every call refused', () => {
+  test('REST and MCP answer 429 with limit 0, remaining 0, reset = Retry-After = seconds to the minute end; no counter is written', async () => {
+    const table = freshTableName();
+    const api = await startTestApi({ BUDGET_TABLE: table, PLAN_CEILINGS: JSON.stringify({ growth: 0 }) });
+    try {
+      await awayFromMinuteEdge(10);
+      const mcp = { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' };
+      for (const [path, init] of [['/me', {}], ['/analyses', {}], [`/analyses/${manifest.analyses.collected}/metrics`, {}], ['/me', {}], ['/mcp', mcp]] as const) {
+        const before = secondsToMinuteEnd(new Date());
+        const reply = await call(api, path, manifest.keys.workspace, init);
+        const after = secondsToMinuteEnd(new Date());
+        expectError(reply, 429, 'rate_limited', { budget: true });
+        expect(reply.headers.get('x-ratelimit-limit')).toBe('0');
+        expect(reply.headers.get('x-ratelimit-remaining')).toBe('0');
+        const reset = Number(reply.headers.get('x-ratelimit-reset'));
+        expect(reply.headers.get('retry-after')).toBe(String(reset));
+        expect(reset).toBeLessThanOrEqual(before);
+        expect(reset).toBeGreaterThanOrEqual(after);
+      }
+      // Refused before any write: the table holds no counter for the workspace.
+      const client = new DynamoDBClient({ endpoint: dynamoEndpoint(), region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+      try {
+        expect((await client.send(new ScanCommand({ TableName: table }))).Count).toBe(0);
+      } finally {
+        client.destroy();
+      }
+    } finally {
+      await api.close();
+    }
+  });
+});
+
+describe('faults fail closed: nothing is served', () => {
   test('budget store unreachable: nothing is served', async () => {
     const api = await startTestApi({ DYNAMODB_ENDPOINT: 'http://127.0.0.1:9', BUDGET_TIMEOUT_MS: '300' });
     try {
@@ -78,13 +113,15 @@ describe('faults fail closed with 503 rate_limit_unavailable', () => {
     }
   });
 
-  test('reach check failing (the store refuses the membership read): nothing is served', async () => {
-    // A separate real PostgreSQL (embedded) where the service role lost its read on members.
+  test('reach check failing for want of a grant (42501): nothing is served; a configuration fault is 500 internal_error', async () => {
+    // A separate real PostgreSQL (embedded) where the service role lost its read on members. Not
+    // rate_limit_unavailable: that code says "transient", and a missing grant stays missing until fixed.
     const store: LocalStore = await startStore({ extra: (db) => db.query('REVOKE SELECT ON members FROM geo_reader').then(() => undefined) });
     const api = await startTestApi({ DATABASE_URL: store.readerUrl });
     try {
       const reply = await call(api, '/analyses', store.manifest!.keys.workspace);
-      expectError(reply, 503, 'rate_limit_unavailable', { budget: false });
+      expectError(reply, 500, 'internal_error', { budget: false });
+      expect(reply.text).not.toContain(store.manifest!.analyses.collected);
     } finally {
       await api.close();
       await store.close();

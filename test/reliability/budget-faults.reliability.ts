@@ -8,8 +8,11 @@ import { get, unavailableProblems } from './support/contract.js';
 import { concreteRoutes } from './support/targets.js';
 
 const BUDGET_TIMEOUT_MS = 300;
-/** The counter's own timeout, plus the identity round trip and scheduling slack. */
-const BOUND_MS = BUDGET_TIMEOUT_MS + 700;
+/**
+ * The counter's own timeout, plus the identity round trip and scheduling slack on a loaded 2-core
+ * machine. Still well below the 3 s of the slow counter below: a call that waited for it fails.
+ */
+const BOUND_MS = BUDGET_TIMEOUT_MS + 1700;
 
 /** What a DynamoDB endpoint answers; the real SDK parses it, so the shapes follow the wire protocol. */
 interface Answer {

@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import fc from 'fast-check';
 import pg from 'pg';
-import type { LocalApi } from '../../shared/local/stack.js';
 import { SECRET_PATTERN } from '../../shared/keys.js';
 import { reads } from '../../shared/reads/registry.js';
 import { pathParams, type ReadDef } from '../../shared/reads/types.js';
 import { BASE_PATH } from '../../shared/routes.js';
-import { manifest, startTestApi } from '../support/api.js';
+import { manifest } from '../support/api.js';
+import { startApiProcess, type ApiProcess } from './support/api-process.js';
 import { contractProblems } from './support/contract.js';
+import { Meter, recordFigures } from './support/figures.js';
 import { rawRequest, type RawReply } from './support/raw-http.js';
 import { fillPath, leaks, outsideReach, pathValues, readOf, type OutsideReach } from './support/targets.js';
 
@@ -15,7 +16,7 @@ import { fillPath, leaks, outsideReach, pathValues, readOf, type OutsideReach } 
 const SEED = Number(process.env.FC_SEED ?? 20260107);
 const RUNS = { query: Number(process.env.FC_RUNS_QUERY ?? 2000), path: Number(process.env.FC_RUNS_PATH ?? 1500), auth: Number(process.env.FC_RUNS_AUTH ?? 1500) };
 
-const sent = { query: 0, path: 0, auth: 0 };
+const meter = new Meter();
 
 /** Percent-encodes anything, lone surrogates included (encodeURIComponent throws on those). */
 function encode(s: string): string {
@@ -48,7 +49,7 @@ const unicode = (max: number) => fc.string({ unit: 'binary', maxLength: max });
 
 const keyArb = fc.oneof(
   { weight: 6, arbitrary: fc.constantFrom(...knownKeys()) },
-  { weight: 1, arbitrary: fc.constantFrom('Window', 'LIMIT', 'limit[]', 'limit ', ' limit', 'lim%69t', 'from[0]', '') },
+  { weight: 1, arbitrary: fc.constantFrom('Window', 'LIMIT', 'limit[]', 'limit ', ' limit', 'lim%69t', 'from[0]', '', '?limit', '__proto__', 'constructor', 'toString', 'hasOwnProperty') },
   { weight: 2, arbitrary: unicode(12) },
 );
 const valueArb = fc.oneof(
@@ -79,15 +80,17 @@ function expectedParam(read: ReadDef, target: string): string | undefined {
   const inPath = new Set(pathParams(read.path));
   const search = new URL(target, 'http://localhost').search.replace(/^\?/, '');
   const seen = new Set<string>();
-  for (const [key] of new URLSearchParams(search)) {
-    if (!(key in shape) || inPath.has(key) || seen.has(key)) return key;
+  // Only the first ? separates; a second one starts the first key (`??limit=5` has the key `?limit`).
+  // URLSearchParams would drop it, so the pairs are read after an empty first one.
+  for (const [key] of new URLSearchParams(`&${search}`)) {
+    if (!Object.hasOwn(shape, key) || inPath.has(key) || seen.has(key)) return key;
     seen.add(key);
   }
   return undefined;
 }
 
 describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
-  let api: LocalApi;
+  let api: ApiProcess;
   let outsideWorkspace: OutsideReach;
   let outsideAnalysisKey: OutsideReach;
   let foreign: { analyses: string[]; runs: string[]; answers: string[]; groups: string[]; sameWorkspaceAnalyses: string[] };
@@ -97,8 +100,9 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
 
   beforeAll(async () => {
     console.log(`fast-check seed ${SEED}; runs: ${JSON.stringify(RUNS)} (FC_SEED / FC_RUNS_* to change)`);
-    // A budget far above the number of cases: every case reaches validation and the read.
-    api = await startTestApi({ PLAN_CEILINGS: JSON.stringify({ growth: 10_000_000 }) });
+    // A budget far above the number of cases: every case reaches validation and the read. The API runs
+    // in a process of its own: its memory is measured apart, and a crash is a dead process.
+    api = await startApiProcess({ PLAN_CEILINGS: JSON.stringify({ growth: 10_000_000 }) });
     const adminUrl = process.env.TEST_ADMIN_URL as string;
     const admin = new pg.Client({ connectionString: adminUrl });
     await admin.connect();
@@ -122,7 +126,9 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
     }
   });
   afterAll(async () => {
-    console.log(`hostile cases sent: ${JSON.stringify(sent)}`);
+    const figures = meter.figures('hostile-input', { startRssBytes: api.startRssBytes, peakRssBytes: api.peakRssBytes(), crashed: api.exited() !== null, errorLines: api.errorOutput().length });
+    recordFigures(figures);
+    console.log(`hostile cases: ${JSON.stringify(figures)}`);
     await api.close();
   });
 
@@ -130,19 +136,20 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
     rawRequest(api.url, { target, headers: [['Authorization', `Bearer ${key}`]] });
 
   const judge = (reply: RawReply, target: string, outside: OutsideReach): string[] => [
+    ...meter.observe(reply.status, reply.bytes, target.slice(0, 120)).map((p) => `${p} ${reply.text.slice(0, 200)}`),
     ...contractProblems(reply, readOf(target)),
     ...leaks(reply.text, outside).map((l) => `outside the key's reach: ${l}`),
-    ...(reply.status >= 500 ? [`5xx: ${reply.status} ${reply.text.slice(0, 200)}`] : []),
   ];
 
   test('random query strings on every read: never a 5xx, the envelope or a valid 200, 422 names the unknown or repeated key', async () => {
     const values = pathValues(manifest);
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...getReads.map((r) => r.name)), fc.array(pairArb, { maxLength: 6 }), async (name, pairs) => {
+      fc.asyncProperty(fc.constantFrom(...getReads.map((r) => r.name)), fc.array(pairArb, { maxLength: 6 }), fc.constantFrom('', '', '', '?', '??'), async (name, pairs, extra) => {
         const read = byName(name);
-        const query = pairs.map(renderPair).join('&');
+        // `extra`: question marks after the separator, which belong to the first key.
+        const query = `${extra}${pairs.map(renderPair).join('&')}`;
         const target = `${BASE_PATH}${fillPath(read.path, values)}${query ? `?${query}` : ''}`;
-        sent.query += 1;
+        meter.count('query strings');
         const reply = await send(target, manifest.keys.workspace);
         const problems = judge(reply, target, outsideWorkspace);
         const want = expectedParam(read, target);
@@ -156,7 +163,7 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
         if (reply.status === 422 && reply.body?.error?.param !== undefined) {
           // A named param is one the caller sent or a field of the read, never something else.
           const sentKeys = [...new URLSearchParams(new URL(target, 'http://localhost').search)].map(([k]) => k);
-          if (!sentKeys.includes(reply.body.error.param) && !(reply.body.error.param in read.input.shape)) problems.push(`param ${reply.body.error.param} was not sent`);
+          if (!sentKeys.includes(reply.body.error.param) && !Object.hasOwn(read.input.shape, reply.body.error.param)) problems.push(`param ${reply.body.error.param} was not sent`);
         }
         if (problems.length > 0) throw new Error(`${target.slice(0, 300)}\n${problems.join('\n')}`);
       }),
@@ -193,7 +200,7 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
           return raw && RAW_SAFE.test(v) && !/[?#]/.test(v) ? v : encode(v);
         });
         const target = `${BASE_PATH}${path}`;
-        sent.path += 1;
+        meter.count('path segments');
         const key = analysisKey ? manifest.keys.analysis : manifest.keys.workspace;
         const outside = analysisKey ? outsideAnalysisKey : outsideWorkspace;
         const reply = await send(target, key);
@@ -247,7 +254,7 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
         const value = `${c.lead}${c.scheme}${c.sep}${c.secret}${c.trail}`;
         const headers: Array<[string, string]> = Array.from({ length: c.count }, () => [c.name, value]);
         const target = `${BASE_PATH}${fillPath(byName(c.read).path, values)}`;
-        sent.auth += 1;
+        meter.count('authorization headers');
         const reply = await rawRequest(api.url, { target, headers });
         // HTTP strips optional whitespace around a field value; then exactly "Bearer <secret>", one header.
         const trimmed = value.replace(/^[ \t]+|[ \t]+$/g, '');
@@ -258,11 +265,13 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
           : secret === manifest.keys.revoked || secret === manifest.keys.expired ? [401, 'key_revoked']
           : secret === manifest.keys.plan_without_api ? [403, 'plan_required']
           : [401, 'unauthorized'];
-        // Node's HTTP server (like API Gateway, at 10 kB) refuses oversized header blocks itself, before
-        // any code of ours: a bare 431, no envelope. Only past that limit.
+        // Node's HTTP parser (like API Gateway, at 10 kB) refuses oversized header blocks before any
+        // handler: the adapter answers 431 headers_too_large in the envelope. Only past that limit.
         const headerBytes = headers.reduce((n, [k, v]) => n + Buffer.byteLength(`${k}: ${v}\r\n`), 0);
         if (headerBytes > 16 * 1024 - 512) {
-          if (reply.status !== 431 || reply.text.includes(c.secret)) throw new Error(`oversized headers: ${reply.status}`);
+          const problems = [...meter.observe(reply.status, reply.bytes, 'oversized headers'), ...contractProblems(reply, undefined)];
+          if (reply.status !== 431 || reply.body?.error?.code !== 'headers_too_large' || reply.text.includes(c.secret)) problems.push(`oversized headers: ${reply.status}`);
+          if (problems.length > 0) throw new Error(problems.join('\n'));
           return;
         }
         const problems = judge(reply, target, outsideWorkspace);
@@ -286,13 +295,19 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
         reply = undefined; // connection closed without a response: also refused
       }
       if (reply === undefined) continue;
-      // 400 is Node's HTTP parser refusing a malformed header line before any code of ours runs
-      // (behind API Gateway the gateway refuses it the same way); 401 is our envelope.
+      // 400 is Node's HTTP parser refusing a malformed header line before any handler runs (behind API
+      // Gateway the gateway refuses it the same way), answered by the adapter in the envelope; 401 is ours.
       expect([400, 401, 200]).toContain(reply.status);
       expect(reply.text).not.toContain(valid);
-      if (reply.status === 401) expect(contractProblems(reply, undefined)).toEqual([]);
+      if (reply.status === 400) expect(reply.body?.error?.code).toBe('malformed_request');
+      if (reply.status !== 200) expect(contractProblems(reply, undefined)).toEqual([]);
       // A bare LF ends the header line (RFC 9112 §2.2 lets a recipient accept it), so the key before it is intact.
       if (reply.status === 200) expect(tail).toBe('\n');
     }
+  });
+
+  test('after every case: the API process is alive and logged no unhandled fault', () => {
+    expect(api.exited()).toBeNull();
+    expect(api.errorOutput()).toEqual([]);
   });
 });

@@ -12,6 +12,7 @@ import { concreteRoutes } from './support/targets.js';
 // Small on purpose: the bound of a call is what these make it, and the battery must stay fast.
 const CONNECT_MS = 500;
 const STATEMENT_MS = 800;
+const POOL = 4;
 /** The client gives up STATEMENT_MS + 1000 after sending (shared/store/db.ts); plus scheduling slack. */
 const BOUND_MS = STATEMENT_MS + 1000 + 700;
 
@@ -35,9 +36,16 @@ describe('the measurement store asleep, slow, hung or refusing: 503 upstream_tim
       )
     ).rows;
 
+  /**
+   * n calls, as many at a time as the pool has connections: more would wait for a connection and, on a
+   * loaded machine, past the small connect bound of this file, which is a refusal, not a recovery failure.
+   */
   const expectAllServed = async (n: number): Promise<void> => {
-    const replies = await Promise.all(Array.from({ length: n }, (_, i) => get(api, readPaths[i % readPaths.length] as string, manifest.keys.workspace)));
-    const bad = replies.filter((r) => r.status !== 200).map((r) => `${r.status} ${r.text.slice(0, 120)}`);
+    const bad: string[] = [];
+    for (let i = 0; i < n; i += POOL) {
+      const batch = Array.from({ length: Math.min(POOL, n - i) }, (_, j) => get(api, readPaths[(i + j) % readPaths.length] as string, manifest.keys.workspace));
+      for (const r of await Promise.all(batch)) if (r.status !== 200) bad.push(`${r.status} ${r.text.slice(0, 120)}`);
+    }
     expect(bad).toEqual([]);
   };
 
@@ -55,7 +63,7 @@ describe('the measurement store asleep, slow, hung or refusing: 503 upstream_tim
       DATABASE_URL: proxy.url('geo_reader'),
       DB_CONNECT_TIMEOUT_MS: String(CONNECT_MS),
       DB_STATEMENT_TIMEOUT_MS: String(STATEMENT_MS),
-      DB_POOL_MAX: '4',
+      DB_POOL_MAX: String(POOL),
       PLAN_CEILINGS: JSON.stringify({ growth: 1_000_000 }),
     });
     admin = new pg.Client({ connectionString: database.adminUrl });

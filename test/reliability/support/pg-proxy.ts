@@ -12,6 +12,10 @@ import type { AddressInfo } from 'node:net';
  *  - hold:   bytes are kept (both ways, existing and new connections) until the mode changes: a store asleep;
  *  - delay:  every chunk waits `delayMs` before being forwarded: a slow store or network;
  *  - refuse: the listener is closed and live connections are cut: ECONNREFUSED, like a stopped server.
+ *
+ * `refuseStartup` makes the proxy answer new connections itself, as a PostgreSQL server that refuses the
+ * session would, byte for byte on the wire: for the refusals the shared server (trust auth, no restart
+ * allowed) cannot be made to give: a wrong password, TLS demanded by pg_hba, a server starting up.
  */
 export type ProxyMode = 'pass' | 'hold' | 'delay' | 'refuse';
 
@@ -29,6 +33,14 @@ export interface WireCounts {
   statements: string[];
 }
 
+/** A FATAL ErrorResponse sent after the startup message (and after a password, if one is asked for). */
+export interface StartupRefusal {
+  code: string;
+  message: string;
+  /** Ask for a cleartext password first (AuthenticationCleartextPassword), then refuse it. */
+  askPassword?: boolean;
+}
+
 export interface PgProxy {
   url: (user: string) => string;
   port: number;
@@ -36,6 +48,8 @@ export interface PgProxy {
   setMode(mode: ProxyMode, delayMs?: number): Promise<void>;
   /** Startup parameters of every connection opened through the proxy (user, database, statement_timeout...). */
   startups: Array<Record<string, string>>;
+  /** Answer new connections with this refusal (null: forward them to the server again). */
+  refuseStartup(refusal: StartupRefusal | null): void;
   /** Connections currently open through the proxy. */
   open(): number;
   counts: WireCounts;
@@ -97,6 +111,54 @@ class ClientWireReader {
   }
 }
 
+function errorResponse(code: string, message: string): Buffer {
+  const fields = Buffer.from(`SFATAL\0VFATAL\0C${code}\0M${message}\0\0`, 'utf8');
+  const head = Buffer.alloc(5);
+  head.write('E', 0, 'latin1');
+  head.writeInt32BE(4 + fields.length, 1);
+  return Buffer.concat([head, fields]);
+}
+
+/** Plays the server side of a refused session: 'N' to a TLS request, then the refusal. */
+function refuseSession(client: Socket, refusal: StartupRefusal): void {
+  let buf = Buffer.alloc(0);
+  let stage: 'startup' | 'password' = 'startup';
+  client.on('error', () => client.destroy());
+  client.on('data', (chunk: Buffer) => {
+    buf = Buffer.concat([buf, chunk]);
+    for (;;) {
+      if (stage === 'startup') {
+        if (buf.length < 8) return;
+        const len = buf.readInt32BE(0);
+        if (buf.length < len) return;
+        const code = buf.readInt32BE(4);
+        buf = buf.subarray(len);
+        // SSLRequest / GSSENCRequest: this server offers neither; the client decides whether to go on.
+        if (code === 80877103 || code === 80877104) {
+          client.write('N');
+          continue;
+        }
+        if (refusal.askPassword) {
+          const ask = Buffer.alloc(9);
+          ask.write('R', 0, 'latin1');
+          ask.writeInt32BE(8, 1);
+          ask.writeInt32BE(3, 5); // AuthenticationCleartextPassword
+          client.write(ask);
+          stage = 'password';
+          continue;
+        }
+        client.end(errorResponse(refusal.code, refusal.message));
+        return;
+      }
+      if (buf.length < 5) return;
+      const len = buf.readInt32BE(1);
+      if (buf.length < 1 + len) return;
+      client.end(errorResponse(refusal.code, refusal.message));
+      return;
+    }
+  });
+}
+
 interface Pair {
   client: Socket;
   upstream: Socket;
@@ -125,7 +187,13 @@ export async function startPgProxy(target: { host: string; port: number; databas
     else to.write(chunk);
   };
 
+  let refusal: StartupRefusal | null = null;
+
   const onConnection = (client: Socket): void => {
+    if (refusal) {
+      refuseSession(client, refusal);
+      return;
+    }
     const upstream = connect(target.port, target.host);
     const pair: Pair = { client, upstream };
     pairs.add(pair);
@@ -191,6 +259,9 @@ export async function startPgProxy(target: { host: string; port: number; databas
     },
     sent: () => Buffer.concat(sniffed),
     open: () => pairs.size,
+    refuseStartup(r) {
+      refusal = r;
+    },
     async setMode(mode, ms = 0) {
       const before = state.mode;
       state.mode = mode;

@@ -7,6 +7,8 @@ export interface RawReply {
   header(name: string): string | undefined;
   text: string;
   body: any;
+  /** Size of the response body on the wire (after de-chunking), in bytes. */
+  bytes: number;
   /** Wall time from the first byte written to the end of the response. */
   ms: number;
 }
@@ -90,5 +92,5 @@ export function parseResponse(buf: Buffer, ms: number): RawReply {
   } catch {
     body = undefined;
   }
-  return { status, headers, header: (n) => headers[n.toLowerCase()]?.[0], text, body, ms };
+  return { status, headers, header: (n) => headers[n.toLowerCase()]?.[0], text, body, bytes: raw.length, ms };
 }
