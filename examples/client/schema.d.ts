@@ -1526,8 +1526,12 @@ export interface components {
         cursor: string;
         /** @description First UTC day of a custom window (inclusive), 2000-01-01..2099-12-31; needs to; span at most 366 days. */
         from: string;
+        /** @description Page size, 1..200. */
+        limit: number;
         /** @description Last UTC day (inclusive), 2000-01-01..2099-12-31; needs from; span at most 366 days. */
         to: string;
+        /** @description Measurement window, default last-run. Excludes from/to. */
+        window: "last-run" | "7d" | "14d" | "30d" | "90d" | "all";
     };
     requestBodies: never;
     headers: {
@@ -1558,7 +1562,7 @@ export interface operations {
                 /** @description next_cursor of the previous page, unchanged; bound to the read, analysis, key and window. */
                 cursor?: components["parameters"]["cursor"];
                 /** @description Page size, 1..200. */
-                limit?: number;
+                limit?: components["parameters"]["limit"];
             };
             header?: never;
             path?: never;
@@ -1710,7 +1714,7 @@ export interface operations {
                 /** @description Last UTC day (inclusive), 2000-01-01..2099-12-31; needs from; span at most 366 days. */
                 to?: components["parameters"]["to"];
                 /** @description Measurement window, default last-run. Excludes from/to. */
-                window?: "last-run" | "7d" | "14d" | "30d" | "90d" | "all";
+                window?: components["parameters"]["window"];
             };
             header?: never;
             path: {
@@ -1751,7 +1755,7 @@ export interface operations {
                 /** @description Last UTC day (inclusive), 2000-01-01..2099-12-31; needs from; span at most 366 days. */
                 to?: components["parameters"]["to"];
                 /** @description Measurement window, default last-run. Excludes from/to. */
-                window?: "last-run" | "7d" | "14d" | "30d" | "90d" | "all";
+                window?: components["parameters"]["window"];
             };
             header?: never;
             path: {
@@ -1792,7 +1796,7 @@ export interface operations {
                 /** @description Last UTC day (inclusive), 2000-01-01..2099-12-31; needs from; span at most 366 days. */
                 to?: components["parameters"]["to"];
                 /** @description Measurement window, default last-run. Excludes from/to. */
-                window?: "last-run" | "7d" | "14d" | "30d" | "90d" | "all";
+                window?: components["parameters"]["window"];
             };
             header?: never;
             path: {
@@ -1831,13 +1835,13 @@ export interface operations {
                 /** @description First UTC day of a custom window (inclusive), 2000-01-01..2099-12-31; needs to; span at most 366 days. */
                 from?: components["parameters"]["from"];
                 /** @description Page size, 1..200. */
-                limit?: number;
+                limit?: components["parameters"]["limit"];
                 /** @description Prompts to skip, integer 0..100000. Default 0. */
                 offset?: number;
                 /** @description Last UTC day (inclusive), 2000-01-01..2099-12-31; needs from; span at most 366 days. */
                 to?: components["parameters"]["to"];
                 /** @description Measurement window, default last-run. Excludes from/to. */
-                window?: "last-run" | "7d" | "14d" | "30d" | "90d" | "all";
+                window?: components["parameters"]["window"];
             };
             header?: never;
             path: {
@@ -1880,7 +1884,7 @@ export interface operations {
                 /** @description Last UTC day (inclusive), 2000-01-01..2099-12-31; needs from; span at most 366 days. */
                 to?: components["parameters"]["to"];
                 /** @description Measurement window, default last-run. Excludes from/to. */
-                window?: "last-run" | "7d" | "14d" | "30d" | "90d" | "all";
+                window?: components["parameters"]["window"];
             };
             header?: never;
             path: {
@@ -2067,11 +2071,11 @@ export interface operations {
                 /** @description First UTC day of a custom window (inclusive), 2000-01-01..2099-12-31; needs to; span at most 366 days. */
                 from?: components["parameters"]["from"];
                 /** @description Page size, 1..200. */
-                limit?: number;
+                limit?: components["parameters"]["limit"];
                 /** @description Last UTC day (inclusive), 2000-01-01..2099-12-31; needs from; span at most 366 days. */
                 to?: components["parameters"]["to"];
                 /** @description Measurement window, default last-run. Excludes from/to. */
-                window?: "last-run" | "7d" | "14d" | "30d" | "90d" | "all";
+                window?: components["parameters"]["window"];
             };
             header?: never;
             path: {

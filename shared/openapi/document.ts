@@ -327,14 +327,20 @@ function shareParameters(paths: OpenApiDocument['paths']): Record<string, Record
     }
   }
   const shared: Record<string, Record<string, unknown>> = {};
+  // A parameter stated the same way by several reads is written once, under its name; where reads differ
+  // (window, limit), the form most of them share is, and the others stay inline.
+  const sharedText = new Map<string, string>();
   for (const [name, seen] of [...variants].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    const [[text, uses]] = [...seen] as [[string, number]];
-    if (seen.size === 1 && uses > 1) shared[name] = JSON.parse(text) as Record<string, unknown>;
+    const [text, uses] = [...seen].sort(([x, a], [y, b]) => b - a || (x < y ? -1 : 1))[0] as [string, number];
+    if (uses > 1) {
+      shared[name] = JSON.parse(text) as Record<string, unknown>;
+      sharedText.set(name, text);
+    }
   }
   for (const op of ops) {
     if (!op.parameters) continue;
     op.parameters = (op.parameters as Array<Record<string, unknown>>).map((p) =>
-      shared[String(p.name)] ? { $ref: `#/components/parameters/${String(p.name)}` } : p,
+      sharedText.get(String(p.name)) === JSON.stringify(p) ? { $ref: `#/components/parameters/${String(p.name)}` } : p,
     );
   }
   return shared;

@@ -65,7 +65,9 @@ describe('what the document states', () => {
   });
 
   test('bounds and defaults of the parameters come from the zod contracts', () => {
-    const list = (doc.paths['/analyses']?.get as any).parameters.find((p: any) => p.name === 'limit');
+    // A parameter shared by several reads is a component; the operation refers to it.
+    const resolve = (p: any) => (p.$ref ? (doc.components as any).parameters[p.$ref.split('/').pop()] : p);
+    const list = (doc.paths['/analyses']?.get as any).parameters.map(resolve).find((p: any) => p.name === 'limit');
     expect(list).toMatchObject({ in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 200, default: 50 } });
     expect(list.description).toMatch(/1\.\.200/);
   });
