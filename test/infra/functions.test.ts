@@ -93,7 +93,7 @@ describe('service functions', () => {
 
   it('the openapi function knows only the api switch: no database, no table, no secret', () => {
     const [, openapi] = Object.entries(stateless).find(([id]) => id.startsWith('OpenapiFn'))!;
-    expect(Object.keys(env(openapi)).sort()).toEqual(['API_DISABLED', 'API_DISABLED_RETRY_AFTER', 'LOG_LEVEL', 'NODE_OPTIONS']);
+    expect(Object.keys(env(openapi)).sort()).toEqual(['API_DISABLED', 'API_DISABLED_RETRY_AFTER', 'LOG_LEVEL']);
   });
 
   it('cursorSecretVersionId pins the dynamic reference to one version', () => {
@@ -102,6 +102,10 @@ describe('service functions', () => {
       if (id.startsWith('OpenapiFn')) continue;
       expect(JSON.stringify(env(fn).CURSOR_SECRET)).toContain(':SecretString:::0b5a7c1e-3d2f-4a6b-8c9d-0e1f2a3b4c5d}}');
     }
+  });
+
+  it('no function reads source maps at start (they cost 20 to 90 ms of a cold start: npm run bench -- bundles)', () => {
+    for (const fn of Object.values(stateless)) expect(String(env(fn).NODE_OPTIONS ?? '')).not.toContain('enable-source-maps');
   });
 
   it('MCP_ALLOWED_ORIGINS reaches the MCP function only, when the stage names origins', () => {
