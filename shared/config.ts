@@ -32,7 +32,14 @@ const schema = z.object({
 
   BUDGET_TABLE: z.string().default('geo-budget'),
   DYNAMODB_ENDPOINT: z.string().optional(),
+  /** The AWS SDKs' endpoint overrides, honoured the same way (the deployment rehearsal's stand-ins use them). */
+  AWS_ENDPOINT_URL_DYNAMODB: z.string().optional(),
+  AWS_ENDPOINT_URL: z.string().optional(),
   AWS_REGION: z.string().default('us-east-1'),
+  /** The function role's credentials, as Lambda puts them in the environment. */
+  AWS_ACCESS_KEY_ID: z.string().optional(),
+  AWS_SECRET_ACCESS_KEY: z.string().optional(),
+  AWS_SESSION_TOKEN: z.string().optional(),
   BUDGET_TIMEOUT_MS: int(50).default(1000),
   /** Optional JSON map plan_key -> calls per minute, overriding the plans table (operator escape hatch). */
   PLAN_CEILINGS: z
