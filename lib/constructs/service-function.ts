@@ -76,11 +76,11 @@ export class ServiceFunction extends Construct {
             mainFields: ['module', 'main'],
             // ESM output still meets CommonJS dependencies (pg) that call require(); give them one.
             banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
-            // The DynamoDB client is bundled, not left to the runtime: bundled it adds ~60 KiB but halves
-            // the cold import (one minified file instead of ~200 node_modules files: 68 ms against 130 ms,
-            // npm run bench -- bundles), and pins the SDK version we test. Only the migrate function's
-            // Secrets Manager client stays external (it runs once per deploy). pg-native is an optional
-            // addon pg never loads here.
+            // Everything is bundled, the AWS SDK parts the functions use included (the RDS signer): one
+            // minified file imports in about half the time of the runtime's node_modules copy, and pins the
+            // versions we test. The budget counter needs no SDK at all (shared/aws). Only the migrate
+            // function's Secrets Manager client stays external (it runs once per deploy). pg-native is an
+            // optional addon pg never loads here.
             externalModules: ['@aws-sdk/client-secrets-manager', 'pg-native'],
             ...(props.afterBundling
               ? {

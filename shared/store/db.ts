@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { Signer } from '@aws-sdk/rds-signer';
+import { rdsAuthToken } from '../aws/sigv4.js';
 import type { Config } from '../config.js';
 import { InternalError, UpstreamTimeout } from '../errors.js';
 import { StoreError, storeFaultCause, type FaultCause, type StorePhase } from './faults.js';
@@ -41,9 +41,17 @@ export function createPool(cfg: Config): pg.Pool {
   return pool;
 }
 
+/**
+ * A fresh IAM token for each new connection (valid 15 minutes, RDS Proxy checks it at login only), signed
+ * with the function role's credentials as Lambda puts them in the environment. Without them the login
+ * fails as a configuration fault: 500, the cause in the log.
+ */
 function iamToken(cfg: Config): () => Promise<string> {
-  const signer = new Signer({ hostname: cfg.DB_HOST as string, port: cfg.DB_PORT, username: cfg.DB_USER, region: cfg.AWS_REGION });
-  return () => signer.getAuthToken();
+  return async () => {
+    if (!cfg.AWS_ACCESS_KEY_ID || !cfg.AWS_SECRET_ACCESS_KEY) throw new Error('DB_IAM_AUTH: no AWS credentials in the environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)');
+    const credentials = { accessKeyId: cfg.AWS_ACCESS_KEY_ID, secretAccessKey: cfg.AWS_SECRET_ACCESS_KEY, sessionToken: cfg.AWS_SESSION_TOKEN };
+    return rdsAuthToken({ hostname: cfg.DB_HOST as string, port: cfg.DB_PORT, user: cfg.DB_USER, region: cfg.AWS_REGION, credentials, now: new Date() });
+  };
 }
 
 /**

@@ -28,7 +28,7 @@ import { startFront, type Front } from './support/pg-front.js';
  *   - values only a deployment knows (Ref, GetAtt, stack outputs, dynamic references) get local
  *     equivalents; every literal of the templates is kept exactly;
  *   - the RDS Proxy is a TLS front (a CA made now with openssl) that asks for a cleartext password,
- *     verifies the IAM token the function's @aws-sdk/rds-signer made (SigV4, with the fake credentials
+ *     verifies the IAM token the function made (shared/aws/sigv4.ts) (SigV4, with the fake credentials
  *     Lambda's environment gives the function), refuses session parameters in the startup packet and runs
  *     the template's InitQuery upstream; the Aurora endpoint is a TLS front checking the admin password;
  *   - Secrets Manager and Lambda's Invoke are small HTTP endpoints reached by the real SDK clients

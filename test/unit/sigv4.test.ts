@@ -1,11 +1,13 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, jest, test } from '@jest/globals';
 import { DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { Signer } from '@aws-sdk/rds-signer';
 import { budgetEndpoint, createBudgetCounter, createDynamoClient } from '../../shared/budget.js';
-import { signedHeaders } from '../../shared/aws/sigv4.js';
+import { rdsAuthToken, signedHeaders } from '../../shared/aws/sigv4.js';
 import { parseConfig } from '../../shared/config.js';
 import { verifySigned, type ReceivedRequest } from '../support/sigv4.js';
+import { verifyIamToken } from '../deploy/support/iam-token.js';
 
 /**
  * The budget counter speaks DynamoDB's wire protocol itself (shared/aws). What AWS would refuse cannot be
@@ -31,6 +33,33 @@ describe('SigV4', () => {
     expect(headers.authorization).toBe(
       'AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830/us-east-1/service/aws4_request, SignedHeaders=host;x-amz-date, Signature=5da7c1a2acd57cee7505fc6676e4e544621c30862966e37dddb68e92efbe5d6b',
     );
+  });
+});
+
+describe('the RDS IAM token (the password of a login through RDS Proxy)', () => {
+  const at = new Date('2026-11-24T10:00:30Z');
+  const input = { hostname: 'geo-proxy.proxy-abc.eu-west-1.rds.amazonaws.com', port: 5432, user: 'geo_reader', region: 'eu-west-1', credentials: creds, now: at };
+  const parts = (token: string) => {
+    const [host, query] = token.split('/?');
+    return { host, params: [...new URLSearchParams(query).entries()].sort(([a], [b]) => (a < b ? -1 : 1)) };
+  };
+
+  test('what @aws-sdk/rds-signer makes at the same instant, parameter for parameter', async () => {
+    jest.useFakeTimers({ now: at, doNotFake: ['nextTick', 'setImmediate', 'clearImmediate', 'setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'queueMicrotask', 'hrtime', 'performance'] });
+    try {
+      const sdk = await new Signer({ hostname: input.hostname, port: input.port, username: input.user, region: input.region, credentials: creds }).getAuthToken();
+      expect(parts(rdsAuthToken(input))).toEqual(parts(sdk));
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
+  test("accepted by the rehearsal's RDS check (written from the SigV4 specification); refused when altered", () => {
+    const want = { hostPort: `${input.hostname}:5432`, user: 'geo_reader', region: 'eu-west-1', ...creds, now: new Date(at.getTime() + 60_000) };
+    expect(verifyIamToken(rdsAuthToken(input), want)).toBeNull();
+    expect(verifyIamToken(rdsAuthToken({ ...input, user: 'postgres' }), want)).toMatch(/DBUser/);
+    expect(verifyIamToken(rdsAuthToken(input).replace('DBUser=geo_reader', 'DBUser=geo_reader&X=1'), want)).toBe('signature does not match');
+    expect(verifyIamToken(rdsAuthToken(input), { ...want, now: new Date(at.getTime() + 16 * 60_000) })).toMatch(/expired/);
   });
 });
 
