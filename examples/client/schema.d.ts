@@ -142,7 +142,7 @@ export interface paths {
         };
         /**
          * Prompt groups with their metrics
-         * @description Every prompt group (and none: the prompts in no group) with its headline figures. Window: last-run (default; the latest collection vs the one before), 7d to 90d (days up to the latest collection vs as many before), all (no comparison) or from/to (UTC days vs the span before).
+         * @description Every prompt group (and none: the prompts in no group) with its headline figures. Figures follow a prompt’s current group, history included. Window: last-run (default; the latest collection vs the one before), 7d to 90d (days up to the latest collection vs as many before), all (no comparison) or from/to (UTC days vs the span before).
          *
          *     MCP tool: `list_groups`.
          */

@@ -97,6 +97,12 @@ describe('group figures follow the prompts in the group now (reads 9 and 10 agre
     }
   });
 
+  test('the rule is stated on both operations of the OpenAPI document', async () => {
+    const paths = (await call(api, '/openapi.json')).body.paths;
+    expect(paths['/analyses/{analysis}/groups'].get.description).toMatch(/follow a prompt’s current group, history included/);
+    expect(paths['/analyses/{analysis}/groups/{group}/prompts'].get.description).toMatch(/The prompts in one group now/);
+  });
+
   test('by hand: after the moves G1 holds q1 and q3, G2 holds q2, none holds nothing', async () => {
     const all = expectServed(await call(api, `${base}/groups?window=all`, key), listGroups.output);
     const by = Object.fromEntries(all.items.map((g) => [g.name ?? 'none', g]));
