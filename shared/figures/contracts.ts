@@ -207,12 +207,16 @@ export const contextSchema = z
   .meta({ id: 'measurement_context', description: 'Measurement context: how the figures below were measured.' });
 export type FigureContext = z.infer<typeof contextSchema>;
 
-/** SPEC §2.3 list envelope with the measurement context next to the items. */
+/**
+ * SPEC §2.3 list envelope with the measurement context next to the items. `truncation` says what leaves
+ * rows out on this read (a limit by default).
+ */
 export function figureListOf<T extends z.ZodType, E extends z.ZodRawShape = Record<never, never>>(
   item: T,
   id: string,
   description: string,
   extra?: E,
+  truncation = 'see limit',
 ) {
   return z
     .object({
@@ -220,7 +224,7 @@ export function figureListOf<T extends z.ZodType, E extends z.ZodRawShape = Reco
       ...(extra ?? ({} as E)),
       items: z.array(item),
       next_cursor: z.null().describe('Always null: this read returns a single page (SPEC §4.1 rule 5).'),
-      truncated: z.boolean().describe('True when more rows exist than were returned (see limit).'),
+      truncated: z.boolean().describe(`True when more rows exist than were returned (${truncation}).`),
       total: z.number().int().min(0).describe('Total number of items in the window, over all rows.'),
     })
     .meta({ id, description });

@@ -73,7 +73,8 @@ const ignore = (): void => undefined;
 /**
  * Wraps a pool: every statement checks out a connection and runs on it, so a failure is known to come
  * from opening a connection (startup, TLS, login) or from the statement, and is classified accordingly.
- * Reads that run statements side by side open further connections through the same path.
+ * A call runs two statements in turn (identity, then its read), so the read's connection goes through
+ * the same path, and the same classification, as the identity's.
  */
 export function createDb(pool: pg.Pool): Db {
   return {

@@ -6,6 +6,7 @@ import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { secondsToMinuteEnd } from '../../shared/budget.js';
 import { freshTableName } from '../../shared/local/stack.js';
 import { awayFromMinuteEdge, call, dynamoEndpoint, expectError, expectServed, manifest, startTestApi } from '../support/api.js';
+import { ZERO_PLAN_ANALYSIS, ZERO_PLAN_SECRET } from '../support/zero-plan-fixture.js';
 
 describe('the budget: one atomic counter per workspace per minute', () => {
   let api: LocalApi;
@@ -87,6 +88,31 @@ describe('a plan ceiling of 0: every call refused', () => {
         expect(reset).toBeGreaterThanOrEqual(after);
       }
       // Refused before any write: the table holds no counter for the workspace.
+      const client = new DynamoDBClient({ endpoint: dynamoEndpoint(), region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+      try {
+        expect((await client.send(new ScanCommand({ TableName: table }))).Count).toBe(0);
+      } finally {
+        client.destroy();
+      }
+    } finally {
+      await api.close();
+    }
+  });
+});
+
+describe('a plan ceiling of 0 in the plans table itself (calls_per_minute = 0, no PLAN_CEILINGS)', () => {
+  test('REST and MCP answer 429 with limit 0 from the first call on; no counter is written', async () => {
+    const table = freshTableName();
+    const api = await startTestApi({ BUDGET_TABLE: table, PLAN_CEILINGS: '' });
+    try {
+      const mcp = { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' };
+      for (const [path, init] of [['/me', {}], ['/analyses', {}], [`/analyses/${ZERO_PLAN_ANALYSIS}/metrics`, {}], ['/me', {}], ['/mcp', mcp]] as const) {
+        const reply = await call(api, path, ZERO_PLAN_SECRET, init);
+        expectError(reply, 429, 'rate_limited', { budget: true });
+        expect([reply.headers.get('x-ratelimit-limit'), reply.headers.get('x-ratelimit-remaining')]).toEqual(['0', '0']);
+        expect(reply.headers.get('retry-after')).toBe(reply.headers.get('x-ratelimit-reset'));
+        expect(Number(reply.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      }
       const client = new DynamoDBClient({ endpoint: dynamoEndpoint(), region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
       try {
         expect((await client.send(new ScanCommand({ TableName: table }))).Count).toBe(0);

@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { LocalApi } from '../../shared/local/stack.js';
 import { listGroupPrompts, listGroups } from '../../shared/reads/figures/groups.js';
-import { call, expectError, expectServed, startTestApi } from '../support/api.js';
-import { HISTORY_ANALYSIS, HISTORY_KEYS, HISTORY_LONG, type HistoryKey } from '../support/history-fixture.js';
+import { call, dynamoEndpoint, expectError, expectServed, startTestApi } from '../support/api.js';
+import { HISTORY_ANALYSIS, HISTORY_KEYS, HISTORY_LONG, REWRITE_KEYS, seedRewrittenHistories, type HistoryKey, type RewriteKey } from '../support/history-fixture.js';
+import { startOwnStore } from '../support/own-store.js';
+import { createBudgetTable, type LocalStore } from '../../shared/local/stores.js';
+import { freshTableName, localConfig, startApi } from '../../shared/local/stack.js';
 import { getMetrics } from '../../shared/reads/figures/metrics.js';
 import { getMetricsTimeseries } from '../../shared/reads/figures/timeseries.js';
 
@@ -24,6 +27,39 @@ describe('a key whose creator lost access stays dead when the access comes back 
     ['before_gap', 200],
   ])('%s → %i', async (label, status) => {
     const reply = await call(api, '/me', HISTORY_KEYS[label]);
+    if (status === 401) expectError(reply, 401, 'key_revoked', { budget: false });
+    else expect(reply.status).toBe(200);
+  });
+});
+
+describe('a key stays dead when the product writes the access dates back (migration 008)', () => {
+  // Histories rewritten through an owner connection, in a store of this describe's own.
+  let store: LocalStore;
+  let own: LocalApi;
+  let outcomes: Record<RewriteKey, string>;
+  beforeAll(async () => {
+    store = await startOwnStore('geo_test_rewrites', async (db) => {
+      outcomes = await seedRewrittenHistories(db);
+    });
+    const table = freshTableName();
+    await createBudgetTable(dynamoEndpoint(), table);
+    own = await startApi(localConfig(store.readerUrl, dynamoEndpoint(), { LOG_LEVEL: 'ERROR', BUDGET_TABLE: table }));
+  }, 180_000);
+  afterAll(async () => {
+    await own?.close();
+    await store?.close();
+  });
+
+  test.each<[RewriteKey, string, number]>([
+    ['resumed_reset', 'accepted', 401],
+    ['resumed_backdated', 'accepted', 401],
+    ['rejoined_backdated', 'accepted', 401],
+    ['resumed_erased', '23514', 401],
+    ['joined_backdated', '23514', 401],
+    ['untouched', 'accepted', 200],
+  ])('%s: the last write %s; the key answers %i', async (label, outcome, status) => {
+    expect(outcomes[label]).toBe(outcome);
+    const reply = await call(own, '/me', REWRITE_KEYS[label]);
     if (status === 401) expectError(reply, 401, 'key_revoked', { budget: false });
     else expect(reply.status).toBe(200);
   });
@@ -95,6 +131,12 @@ describe('group figures follow the prompts in the group now (reads 9 and 10 agre
         });
       }
     }
+  });
+
+  test('the rule is stated on both operations of the OpenAPI document', async () => {
+    const paths = (await call(api, '/openapi.json')).body.paths;
+    expect(paths['/analyses/{analysis}/groups'].get.description).toMatch(/follow a prompt’s current group, history included/);
+    expect(paths['/analyses/{analysis}/groups/{group}/prompts'].get.description).toMatch(/The prompts in one group now/);
   });
 
   test('by hand: after the moves G1 holds q1 and q3, G2 holds q2, none holds nothing', async () => {

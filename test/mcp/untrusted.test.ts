@@ -2,19 +2,21 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { freshTableName, localConfig, startApi, type LocalApi } from '../../shared/local/stack.js';
-import { createBudgetTable, startStore, type LocalStore } from '../../shared/local/stores.js';
+import { createBudgetTable, type LocalStore } from '../../shared/local/stores.js';
 import { UNTRUSTED_KEY } from '../../shared/mcp/schema.js';
 import type { DemoManifest } from '../../shared/store/demo.js';
 import type { Queryable } from '../../shared/store/queryable.js';
 import { HOSTILE_TEXTS } from '../../shared/store/demo.js';
 import { call, dynamoEndpoint } from '../support/api.js';
+import { startOwnStore } from '../support/own-store.js';
 import { unwrapUntrusted } from './args.js';
 import { connect } from './support.js';
 
 /**
  * Issue 11 point 5, MCP side. Some hosts forward only structuredContent to the model, others only the
  * text block: each must carry every AI-written string marked. Hostile strings are written into a store
- * of this file's own (the demo plus what the owner connection adds below), never into the demo itself.
+ * of this file's own (the demo plus what the owner connection adds below), never into the demo itself:
+ * embedded, or a database of its own on the PostgreSQL server when DATABASE_URL is set.
  */
 
 /** Everything that ends a line or a paragraph somewhere (Unicode line breaking: BK, CR, LF, NL). */
@@ -69,7 +71,7 @@ let api: LocalApi;
 let client: Client;
 let manifest: DemoManifest;
 beforeAll(async () => {
-  store = await startStore({ extra: insertHostile });
+  store = await startOwnStore('geo_test_untrusted', insertHostile);
   manifest = store.manifest!;
   const table = freshTableName();
   await createBudgetTable(dynamoEndpoint(), table);

@@ -291,9 +291,6 @@ describe(`issue 11 classes, property-based (fast-check seed ${SEED})`, () => {
     );
   });
 
-  /** Fence checks the MCP text block fails only for want of the fence hardening (issue 11 point 5, the mcp helper's). */
-  const pendingFence: string[] = [];
-
   test('Unicode separators in answer text: REST returns the text byte for byte; MCP keeps it in structuredContent, and its text block has one fence', async () => {
     await fc.assert(
       fc.asyncProperty(textArb, async (text) => {
@@ -324,24 +321,14 @@ describe(`issue 11 classes, property-based (fast-check seed ${SEED})`, () => {
           const lines = block.split(LINES);
           const opening = lines.filter((l) => /^<untrusted-third-party-content\b[^<>]*>$/.test(l)).length;
           const closing = lines.filter((l) => /^<\/untrusted-third-party-content\b[^<>]*>$/.test(l)).length;
-          const fence: string[] = [];
-          if (opening !== 1 || closing !== 1) fence.push(`${opening} opening and ${closing} closing fence lines`);
-          if (SEPARATORS.test(block)) fence.push('a raw U+2028, U+2029 or U+0085 in the text block');
-          if (fence.length > 0) pendingFence.push(`${JSON.stringify(text).slice(0, 120)}: ${fence.join('; ')}`);
+          if (opening !== 1 || closing !== 1) problems.push(`MCP text block: ${opening} opening and ${closing} closing fence lines`);
+          if (SEPARATORS.test(block)) problems.push('MCP text block: a raw U+2028, U+2029 or U+0085');
         }
         if (problems.length > 0) throw new Error(`${JSON.stringify(text).slice(0, 300)}\n${problems.join('\n')}`);
       }),
       { seed: SEED, numRuns: RUNS.unicode, endOnFailure: true },
     );
   });
-
-  test('the MCP text block of every answer keeps exactly one fence and no raw U+2028 / U+2029 / U+0085', () => {
-    // Fails until the fence hardening of the MCP text block lands (issue 11 point 5, shared/mcp).
-    expect({ texts: RUNS.unicode, failing: pendingFence.length, first: pendingFence.slice(0, 3) }).toEqual({ texts: RUNS.unicode, failing: 0, first: [] });
-  });
-
-  /** Unknown argument keys MCP did not refuse, kept apart when the key is __proto__ (issue 11 point 8, the mcp helper's). */
-  const pendingProto: string[] = [];
 
   test('arbitrary MCP arguments for every tool (random JSON values and keys): a valid result or an isError refusal with the error body, never a 5xx', async () => {
     const values = pathValues(manifest);
@@ -408,15 +395,11 @@ describe(`issue 11 classes, property-based (fast-check seed ${SEED})`, () => {
             if (!e || !CODES.includes(e.code) || typeof e.message !== 'string' || typeof e.request_id !== 'string') problems.push(`refusal outside the contract: ${text.slice(0, 300)}`);
             else if (e.code === 'invalid_request' && e.param !== undefined && !Object.hasOwn(sent, e.param) && !Object.hasOwn(read.input.shape, e.param)) problems.push(`param ${e.param} was not sent`);
             else if (unknown.length > 0 && (e.code !== 'invalid_request' || !unknown.includes(e.param))) {
-              const note = `${c.tool} ${JSON.stringify(unknown)} not named: ${text.slice(0, 200)}`;
-              if (unknown.every((k) => k === '__proto__')) pendingProto.push(note);
-              else problems.push(`unknown argument ${note}`);
+              // __proto__ included: an own key of the arguments like any other (SPEC §4.1 rule 2).
+              problems.push(`unknown argument ${c.tool} ${JSON.stringify(unknown)} not named: ${text.slice(0, 200)}`);
             }
-          } else if (unknown.length > 0) {
-            const note = `${c.tool} ${JSON.stringify(unknown)} served`;
-            if (unknown.every((k) => k === '__proto__')) pendingProto.push(note);
-            else problems.push(`unknown argument ${note}`);
-          } else {
+          } else if (unknown.length > 0) problems.push(`unknown argument ${c.tool} ${JSON.stringify(unknown)} served`);
+          else {
             // MCP marks AI-written strings as {untrusted_third_party_content: value}; unmarked, the
             // result is the read's own body.
             const parsed = read.output.safeParse(unmarked(result.structuredContent));
@@ -427,11 +410,6 @@ describe(`issue 11 classes, property-based (fast-check seed ${SEED})`, () => {
       }),
       { seed: SEED, numRuns: RUNS.mcp, endOnFailure: true },
     );
-  });
-
-  test('an MCP __proto__ argument is refused like any unknown one', () => {
-    // Fails until MCP stops dropping __proto__ before validation (issue 11 point 8, shared/mcp).
-    expect({ failing: pendingProto.length, first: pendingProto.slice(0, 3) }).toEqual({ failing: 0, first: [] });
   });
 
   test('after every case: the API process is alive and logged no unhandled fault', () => {

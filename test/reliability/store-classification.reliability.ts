@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import pg from 'pg';
 import type { LocalApi } from '../../shared/local/stack.js';
+import { reads } from '../../shared/reads/registry.js';
 import type { DemoManifest } from '../../shared/store/demo.js';
 import { startTestApi } from '../support/api.js';
 import { captureLogLines } from '../support/capture.js';
@@ -8,6 +9,7 @@ import { contractProblems, get } from './support/contract.js';
 import { startPgProxy, type PgProxy } from './support/pg-proxy.js';
 import type { RawReply } from './support/raw-http.js';
 import { SERVER_URL, freshDemoStore, type ServerDatabase } from './support/stores.js';
+import { fillPath, pathValues } from './support/targets.js';
 
 /**
  * README "Faults": which failure of the measurement store answers which code, each provoked for real
@@ -132,6 +134,39 @@ describe('store faults are classified: unavailable → 503 upstream_timeout, con
       }
     } finally {
       await server.query(`ALTER DATABASE ${database.name} CONNECTION LIMIT -1`);
+      await target.close();
+    }
+  });
+
+  test('a read whose own connection is lost after the identity statement: 503 upstream_timeout with the wake delay, and the budget headers (it passed the budget)', async () => {
+    // The identity statement runs and answers; the budget is spent; then the connection that carries the
+    // read's one statement (api_* other than api_identity) is closed by the proxy before the statement
+    // reaches the server, as a store restarting or a network dropping between the two would.
+    const readStatement = /\bapi_(?!identity\b)\w+\(/;
+    const values = pathValues(manifest);
+    const targets = reads.filter((r) => r.path && r.name !== 'get_me').map((r) => ({ name: r.name, path: fillPath(r.path, values) }));
+    expect(targets.length).toBe(14);
+    const target = await api();
+    try {
+      for (const { name, path } of targets) {
+        const before = proxy.cuts();
+        proxy.cutOnStatement(readStatement);
+        const seen = await observe(target, path);
+        proxy.cutOnStatement(null);
+        // The cut fell on this call's read statement, so the identity statement had been answered.
+        expect({ name, cuts: proxy.cuts() - before }).toEqual({ name, cuts: 1 });
+        expectClassified(seen, {
+          ...UNAVAILABLE,
+          budget: true,
+          cause: { fault: 'unavailable', phase: 'query', message: /Connection terminated/ },
+        });
+        expect(seen.reply.header('x-ratelimit-remaining')).toMatch(/^\d+$/);
+        expect(seen.reply.header('x-ratelimit-reset')).toMatch(/^\d+$/);
+        // The pool dropped the lost connection: the same read is served again at once.
+        expect({ name, status: await quietStatus(target, path) }).toEqual({ name, status: 200 });
+      }
+    } finally {
+      proxy.cutOnStatement(null);
       await target.close();
     }
   });

@@ -175,3 +175,75 @@ export async function seedHistoryFixture(db: Queryable): Promise<void> {
   await q(`UPDATE prompts SET group_id = NULL WHERE id = $1`, [I.q1]);
   await q(`UPDATE prompts SET group_id = $2 WHERE id = $1`, [I.q1, I.g1]);
 }
+
+/**
+ * Histories a product rewrites after the fact, each a key made 2025-03-01 by a creator who was an owner
+ * since 2024-12-01, then (migration 008):
+ *
+ *   resumed_reset       suspended 04-01, lifted 05-01 (resumed_at set); suspended again 07-01 and lifted
+ *                       with resumed_at = NULL (the product taking NULL for "not suspended")            dead
+ *   resumed_backdated   suspended 04-01, lifted with resumed_at = 2025-01-01, before the suspension      dead
+ *   rejoined_backdated  left 04-01, re-invited with joined_at = 2024-11-01, before the departure        dead
+ *   resumed_erased      suspended 04-01, lifted 05-01; later resumed_at = NULL on the active member    refused, dead
+ *   joined_backdated    left 04-01, re-invited 05-01; later joined_at = 2024-12-01                     refused, dead
+ *   untouched           never interrupted                                                              alive
+ *
+ * Written through the owner connection before the service role takes over; the outcome of the last write
+ * of each ('accepted' or the SQLSTATE that refused it) is returned.
+ */
+export const REWRITE_KEYS = {
+  resumed_reset: 'geo_live_RewriteResumedReset0000000000000000000',
+  resumed_backdated: 'geo_live_RewriteResumedBackdated000000000000000',
+  rejoined_backdated: 'geo_live_RewriteRejoinedBackdated00000000000000',
+  resumed_erased: 'geo_live_RewriteResumedErased000000000000000000',
+  joined_backdated: 'geo_live_RewriteJoinedBackdated0000000000000000',
+  untouched: 'geo_live_RewriteUntouched0000000000000000000000',
+} as const;
+export type RewriteKey = keyof typeof REWRITE_KEYS;
+
+export async function seedRewrittenHistories(db: Queryable): Promise<Record<RewriteKey, string>> {
+  const q = (sql: string, params: unknown[] = []) => db.query(sql, params);
+  const workspace = u(1, 2);
+  const labels = Object.keys(REWRITE_KEYS) as RewriteKey[];
+  await q(`INSERT INTO plans (key, label, api_access, calls_per_minute) VALUES ('rewrite_fixture', 'Rewrite fixture', true, 100000)`);
+  await q(`INSERT INTO workspaces (id, name, slug, plan_key, created_at) VALUES ($1, 'Rewrite fixture', 'rewrite-fixture', 'rewrite_fixture', '2024-12-01T00:00:00Z')`, [
+    workspace,
+  ]);
+  const user = (label: RewriteKey) => u(2, 100 + labels.indexOf(label));
+  for (const [i, label] of labels.entries()) {
+    await q(`INSERT INTO users (id, email, name) VALUES ($1, $2, $3)`, [user(label), `${label}@rewrite.test`, label]);
+    await q(`INSERT INTO members (workspace_id, user_id, role, joined_at) VALUES ($1, $2, 'owner', '2024-12-01T00:00:00Z')`, [workspace, user(label)]);
+    await q(
+      `INSERT INTO api_keys (id, workspace_id, name, prefix, fingerprint, scope, created_by, created_at, expires_at)
+       VALUES ($1, $2, $3, $4, $5, 'workspace', $6, '2025-03-01T00:00:00Z', '2099-01-01T00:00:00Z')`,
+      [u(10, 100 + i), workspace, label, visiblePrefix(REWRITE_KEYS[label]), fingerprint(REWRITE_KEYS[label]), user(label)],
+    );
+  }
+  const member = (label: RewriteKey, set: string) => q(`UPDATE members SET ${set} WHERE workspace_id = $1 AND user_id = $2`, [workspace, user(label)]);
+  /** The last write of a history: its outcome, a refusal included. */
+  const last = async (label: RewriteKey, set: string): Promise<string> => {
+    try {
+      await member(label, set);
+      return 'accepted';
+    } catch (err) {
+      return String((err as { code?: string }).code);
+    }
+  };
+  await member('resumed_reset', `suspended_at = '2025-04-01T00:00:00Z'`);
+  await member('resumed_reset', `suspended_at = NULL, resumed_at = '2025-05-01T00:00:00Z'`);
+  await member('resumed_reset', `suspended_at = '2025-07-01T00:00:00Z'`);
+  await member('resumed_backdated', `suspended_at = '2025-04-01T00:00:00Z'`);
+  await member('rejoined_backdated', `left_at = '2025-04-01T00:00:00Z'`);
+  await member('resumed_erased', `suspended_at = '2025-04-01T00:00:00Z'`);
+  await member('resumed_erased', `suspended_at = NULL, resumed_at = '2025-05-01T00:00:00Z'`);
+  await member('joined_backdated', `left_at = '2025-04-01T00:00:00Z'`);
+  await member('joined_backdated', `left_at = NULL, joined_at = '2025-05-01T00:00:00Z'`);
+  return {
+    resumed_reset: await last('resumed_reset', `suspended_at = NULL, resumed_at = NULL`),
+    resumed_backdated: await last('resumed_backdated', `suspended_at = NULL, resumed_at = '2025-01-01T00:00:00Z'`),
+    rejoined_backdated: await last('rejoined_backdated', `left_at = NULL, joined_at = '2024-11-01T00:00:00Z'`),
+    resumed_erased: await last('resumed_erased', `resumed_at = NULL`),
+    joined_backdated: await last('joined_backdated', `joined_at = '2024-12-01T00:00:00Z'`),
+    untouched: await last('untouched', `role = 'owner'`),
+  };
+}

@@ -12,7 +12,7 @@ const TABLE: Array<[string, Error, StorePhase, StoreFault]> = [
   ['08006 connection failure', pgError('08006'), 'query', 'unavailable'],
   ['08001 cannot establish connection', pgError('08001'), 'connect', 'unavailable'],
   ['53300 too many connections', pgError('53300', 'sorry, too many clients already'), 'connect', 'unavailable'],
-  ['53300 at a second connection of a read', pgError('53300'), 'connect', 'unavailable'],
+  ['53300 opening the connection of a read', pgError('53300'), 'connect', 'unavailable'],
   ['53200 out of memory', pgError('53200'), 'query', 'unavailable'],
   ['53100 disk full', pgError('53100'), 'query', 'unavailable'],
   ['57014 statement timeout', pgError('57014', 'canceling statement due to statement timeout'), 'query', 'unavailable'],

@@ -6,6 +6,17 @@ import { callFigures, loadCommon, total, type CommonJson } from '../../figures/l
 import { meanFigure, rateFigure } from '../../figures/stats.js';
 import { defineRead } from '../types.js';
 
+/**
+ * Indirect competitors are every other brand an answer names, so their number grows with the history and
+ * with how loosely engines name brands; the list keeps the most mentioned, enough to see who competes
+ * for attention, and a single page a model host forwards whole (about 0.5 kB a brand in each MCP part).
+ */
+export const INDIRECT_LIMIT = 50;
+
+/** Most mentioned first; ties by name (UTF-16 order), so the cut is the same on every call. */
+const byMentions = (a: { mentions: number; name: string }, b: { mentions: number; name: string }): number =>
+  b.mentions - a.mentions || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
 const brandFigures = {
   rank: z
     .number()
@@ -28,13 +39,17 @@ const competitorItem = z
     domain: z.string().nullable().describe('Web domain of a direct competitor, as configured; null when none is configured, and for indirect competitors.'),
     ...brandFigures,
   })
-  .meta({ id: 'competitor', description: 'A competing brand. Direct competitors are listed even at 0 mentions; indirect ones when named in the window.' });
+  .meta({
+    id: 'competitor',
+    description: `A competing brand. Direct competitors are listed even at 0 mentions; indirect ones when named in the window, the ${INDIRECT_LIMIT} most mentioned.`,
+  });
 
 export const competitorListSchema = figureListOf(
   competitorItem,
   'competitor_list',
-  'Competing brands, direct (configured) and indirect (discovered in answers), ranked by mentions over the window, with the tracked brand’s own rank. Single page.',
+  `Competing brands, direct (configured) and indirect (discovered in answers), ranked by mentions over the window, with the tracked brand’s own rank. Single page: every direct competitor, and the ${INDIRECT_LIMIT} most mentioned indirect ones (ties by name); truncated says more indirect ones were named, total counts them all.`,
   { tracked: z.object({ name: z.string(), ...brandFigures }).meta({ id: 'tracked_brand', description: 'The tracked brand, ranked among its competitors.' }) },
+  `indirect competitors past the ${INDIRECT_LIMIT} most mentioned`,
 );
 
 interface BrandRow {
@@ -62,7 +77,7 @@ export const listCompetitors = defineRead({
   path: '/analyses/{analysis}/competitors',
   summary: 'Competitors ranked over a window',
   description:
-    'Direct (configured) and indirect (found in answers) competitors ranked by mentions, with share of voice, visibility and average position; the tracked brand with its own rank.' +
+    `Direct (configured) and indirect (found in answers) competitors ranked by mentions, with share of voice, visibility and average position; the tracked brand with its own rank. All direct ones; the ${INDIRECT_LIMIT} most mentioned indirect ones.` +
     WINDOW_NOTE,
   input: figureInput,
   output: competitorListSchema,
@@ -105,19 +120,21 @@ export const listCompetitors = defineRead({
       };
     };
     const direct = new Set(configured.map((c) => c.name));
+    const indirect = [...by[0]!.values()]
+      .filter((r) => !r.is_tracked && r.brand !== info.brand && !direct.has(r.brand) && r.mentions > 0)
+      .map((r) => ({ name: r.brand, mentions: r.mentions }))
+      .sort(byMentions);
     const items = [
       ...configured.map((c) => ({ name: c.name, kind: 'direct' as const, competitor_id: c.id, domain: c.domain, ...figures(c.name) })),
-      ...[...by[0]!.values()]
-        .filter((r) => !r.is_tracked && r.brand !== info.brand && !direct.has(r.brand) && r.mentions > 0)
-        .map((r) => ({ name: r.brand, kind: 'indirect' as const, competitor_id: null, domain: null, ...figures(r.brand) })),
-    ].sort((a, b) => b.mentions - a.mentions || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      ...indirect.slice(0, INDIRECT_LIMIT).map((r) => ({ name: r.name, kind: 'indirect' as const, competitor_id: null, domain: null, ...figures(r.name) })),
+    ].sort(byMentions);
     return {
       context,
       tracked: { name: info.brand, ...figures(info.brand) },
       items,
       next_cursor: null,
-      truncated: false,
-      total: items.length,
+      truncated: indirect.length > INDIRECT_LIMIT,
+      total: configured.length + indirect.length,
     };
   },
 });

@@ -37,7 +37,9 @@ export const listGroups = defineRead({
   family: 'figures',
   path: '/analyses/{analysis}/groups',
   summary: 'Prompt groups with their metrics',
-  description: 'Every prompt group (and none: the prompts in no group) with its headline figures.' + WINDOW_NOTE,
+  description:
+    'Every prompt group (and none: the prompts in no group) with its headline figures. Figures follow a prompt’s current group, history included.' +
+    WINDOW_NOTE,
   input: figureInput,
   output: groupListSchema,
   errors: ['analysis_not_found', 'invalid_request'],

@@ -16,6 +16,10 @@ import type { AddressInfo } from 'node:net';
  * `refuseStartup` makes the proxy answer new connections itself, as a PostgreSQL server that refuses the
  * session would, byte for byte on the wire: for the refusals the shared server (trust auth, no restart
  * allowed) cannot be made to give: a wrong password, TLS demanded by pg_hba, a server starting up.
+ *
+ * `cutOnStatement` loses one connection at a chosen point of a call: the connection whose client sends
+ * a statement matching the pattern is closed on both sides instead of forwarding it, as when the store
+ * restarts or the network drops between two statements of one call.
  */
 export type ProxyMode = 'pass' | 'hold' | 'delay' | 'refuse';
 
@@ -50,6 +54,13 @@ export interface PgProxy {
   startups: Array<Record<string, string>>;
   /** Answer new connections with this refusal (null: forward them to the server again). */
   refuseStartup(refusal: StartupRefusal | null): void;
+  /**
+   * Close, on both sides, the next connection whose client sends a statement (Parse or Query) matching
+   * `pattern`; that statement never reaches the server. Disarms after one cut; null disarms.
+   */
+  cutOnStatement(pattern: RegExp | null): void;
+  /** Connections cut by cutOnStatement since the proxy started. */
+  cuts(): number;
   /** Connections currently open through the proxy. */
   open(): number;
   counts: WireCounts;
@@ -68,13 +79,15 @@ class ClientWireReader {
 
   constructor(private readonly proxy: { startups: Array<Record<string, string>>; counts: WireCounts }) {}
 
-  push(chunk: Buffer): void {
+  /** Decodes what the chunk completes; returns the SQL texts of the statements it completed. */
+  push(chunk: Buffer): string[] {
+    const seen: string[] = [];
     this.buf = Buffer.concat([this.buf, chunk]);
     for (;;) {
       if (!this.started) {
-        if (this.buf.length < 8) return;
+        if (this.buf.length < 8) return seen;
         const len = this.buf.readInt32BE(0);
-        if (this.buf.length < len) return;
+        if (this.buf.length < len) return seen;
         const code = this.buf.readInt32BE(4);
         // 80877103 = SSLRequest, 80877104 = GSSENCRequest: answered by the server, then the real startup follows.
         if (code !== 80877103 && code !== 80877104) {
@@ -87,22 +100,24 @@ class ClientWireReader {
         this.buf = this.buf.subarray(len);
         continue;
       }
-      if (this.buf.length < 5) return;
+      if (this.buf.length < 5) return seen;
       const type = String.fromCharCode(this.buf[0] as number);
       const len = this.buf.readInt32BE(1);
-      if (this.buf.length < 1 + len) return;
+      if (this.buf.length < 1 + len) return seen;
       const body = this.buf.subarray(5, 1 + len);
       const c = this.proxy.counts;
       c.bytes += 1 + len;
       if (type === 'Q') {
         c.query += 1;
-        c.statements.push(body.toString('utf8').replace(/\0$/, ''));
+        seen.push(body.toString('utf8').replace(/\0$/, ''));
+        c.statements.push(seen[seen.length - 1] as string);
       } else if (type === 'P') {
         c.parse += 1;
         // Parse: statement name \0, query text \0, ...
         const nameEnd = body.indexOf(0);
         const textEnd = body.indexOf(0, nameEnd + 1);
-        c.statements.push(body.subarray(nameEnd + 1, textEnd).toString('utf8'));
+        seen.push(body.subarray(nameEnd + 1, textEnd).toString('utf8'));
+        c.statements.push(seen[seen.length - 1] as string);
       } else if (type === 'B') c.bind += 1;
       else if (type === 'E') c.execute += 1;
       else if (type === 'S') c.sync += 1;
@@ -188,6 +203,8 @@ export async function startPgProxy(target: { host: string; port: number; databas
   };
 
   let refusal: StartupRefusal | null = null;
+  let cutPattern: RegExp | null = null;
+  let cutCount = 0;
 
   const onConnection = (client: Socket): void => {
     if (refusal) {
@@ -199,7 +216,14 @@ export async function startPgProxy(target: { host: string; port: number; databas
     pairs.add(pair);
     const reader = new ClientWireReader(state);
     client.on('data', (chunk: Buffer) => {
-      reader.push(chunk);
+      const statements = reader.push(chunk);
+      const pattern = cutPattern;
+      if (pattern && statements.some((sql) => pattern.test(sql))) {
+        cutPattern = null;
+        cutCount += 1;
+        end();
+        return;
+      }
       if (sniffedBytes < 8 * 1024 * 1024) {
         sniffed.push(chunk);
         sniffedBytes += chunk.length;
@@ -262,6 +286,10 @@ export async function startPgProxy(target: { host: string; port: number; databas
     refuseStartup(r) {
       refusal = r;
     },
+    cutOnStatement(pattern) {
+      cutPattern = pattern;
+    },
+    cuts: () => cutCount,
     async setMode(mode, ms = 0) {
       const before = state.mode;
       state.mode = mode;

@@ -1,0 +1,43 @@
+-- A dead key stays dead (SPEC §5.3), whatever dates the product writes back (migration 005, rule 1).
+--
+-- The identity statement accepts a key only if its creator's current, uninterrupted access began before
+-- the key was made:  greatest(joined_at, resumed_at) <= key.created_at  (greatest ignores NULL). Call that
+-- date the access restart. Migration 005 stamped joined_at / resumed_at when the product cleared left_at /
+-- suspended_at and left the date as it was; it still let a key come back when the product wrote a date
+-- that moved the restart back:
+--   - lifting a suspension with resumed_at = NULL after an earlier suspension had set it (the product taking
+--     NULL for "not suspended"), or with a date before the suspension began;
+--   - re-inviting with a joined_at before the departure;
+--   - later, setting resumed_at back to NULL or joined_at to an earlier date on an active member.
+--
+-- Now:
+--   1. Lifting a suspension or a departure stamps the restart with the time of the change unless the
+--      product dated it at or after the interruption began (a missing or earlier date is a forgotten date).
+--   2. The access restart never moves back: an update that would move it back is refused (23514), since a
+--      key made between the two dates would answer again. Moving it forward is always allowed.
+--
+-- Not covered here (docs/data-contract.md says what the product must not do): deleting a member row and
+-- inserting it again with an old joined_at (a trigger on insert cannot tell a return from a restore: a
+-- dump loads api_keys before members), and the key's own dates (revoked_at cleared, expires_at pushed past
+-- an expiry already reached, created_at moved).
+
+CREATE OR REPLACE FUNCTION members_stamp_access_restart() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF OLD.left_at IS NOT NULL AND NEW.left_at IS NULL AND NEW.joined_at < OLD.left_at THEN
+    NEW.joined_at := now();
+  END IF;
+  IF OLD.suspended_at IS NOT NULL AND NEW.suspended_at IS NULL AND (NEW.resumed_at IS NULL OR NEW.resumed_at < OLD.suspended_at) THEN
+    NEW.resumed_at := now();
+  END IF;
+  IF greatest(NEW.joined_at, NEW.resumed_at) < greatest(OLD.joined_at, OLD.resumed_at) THEN
+    RAISE EXCEPTION 'members: the access restart of user % in workspace % would move back from % to %',
+        NEW.user_id, NEW.workspace_id, greatest(OLD.joined_at, OLD.resumed_at), greatest(NEW.joined_at, NEW.resumed_at)
+      USING ERRCODE = 'check_violation',
+            HINT = 'joined_at and resumed_at only move forward: a key made before the later date must stay dead (SPEC §5.3).';
+  END IF;
+  RETURN NEW;
+END $$;
+
+DROP TRIGGER members_access_restart ON members;
+CREATE TRIGGER members_access_restart BEFORE UPDATE OF left_at, suspended_at, joined_at, resumed_at ON members
+  FOR EACH ROW EXECUTE FUNCTION members_stamp_access_restart();
