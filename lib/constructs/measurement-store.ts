@@ -98,6 +98,14 @@ export class MeasurementStore extends Construct {
         vpcSubnets: network.subnets,
         ...(network.secretsManagerEndpoint ? { endpoint: network.secretsManagerEndpoint } : {}),
       });
+      // With RotateImmediatelyOnUpdate false, creating the schedule still runs the rotation function's
+      // testSecret step, which logs in to the database. The schedule depends on the cluster's log group
+      // only, so CloudFormation could create it before the writer instance exists, the test would fail
+      // and the stack roll back. (It lives inside the cluster construct, so it can name the writer only.)
+      const schedule = cluster.secret?.node.tryFindChild('RotationSchedule');
+      const writer = cluster.node.tryFindChild('writer');
+      if (!schedule || !writer) throw new Error('MeasurementStore: rotation schedule or writer instance not found; aws-cdk-lib moved them');
+      schedule.node.addDependency(writer);
       // The rotation function comes from the Serverless Application Repository with a name of CDK's making;
       // Lambda would create its log group on first run, without retention. Created first, with retention.
       const application = rotation.node.defaultChild as sam.CfnApplication;

@@ -75,6 +75,18 @@ describe('stateful stack (created store)', () => {
     });
   });
 
+  it('the rotation schedule waits for the writer instance: Secrets Manager tests the rotation function when the schedule is created', () => {
+    // Creating the schedule invokes the rotation function at once (its testSecret step logs in), even
+    // with RotateImmediatelyOnUpdate false; before the writer exists nothing accepts that login and the
+    // stack rolls back. The cluster resource alone is not enough: the instance is what serves logins.
+    const json = t.toJSON() as { Resources: Record<string, { Type: string; DependsOn?: string[] }> };
+    const [writer] = Object.keys(resources(t, 'AWS::RDS::DBInstance'));
+    const schedules = Object.values(json.Resources).filter((r) => r.Type === 'AWS::SecretsManager::RotationSchedule');
+    expect(writer).toBeDefined();
+    expect(schedules).toHaveLength(1);
+    expect(schedules[0]!.DependsOn ?? []).toContain(writer);
+  });
+
   it('proxy: closes idle database connections (Aurora may pause) and sets the statement timeout itself', () => {
     t.hasResourceProperties('AWS::RDS::DBProxyTargetGroup', {
       ConnectionPoolConfigurationInfo: Match.objectLike({
