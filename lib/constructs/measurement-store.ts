@@ -171,12 +171,25 @@ export class MeasurementStore extends Construct {
       requireTLS: true,
       iamAuth: true,
       defaultAuthScheme: rds.DefaultAuthScheme.IAM_AUTH,
+      // How long a request waits for a database connection (Aurora resuming, or every one in use): the
+      // Lambda timeout, since past it nobody is waiting. The function's own connect and statement limits
+      // end the call sooner with 503 upstream_timeout, while the proxy's wait keeps the cluster waking.
       borrowTimeout: props.proxyBorrowTimeout,
+      // The service reaches the database through the proxy only, so the proxy may use all of
+      // max_connections (the default, made explicit). With no idle ones kept (below) it holds only
+      // connections in use, and the owner's rare direct logins (migrations, admin commands, rotation) find
+      // a slot but during a burst that takes them all; the migration runner retries for minutes.
+      maxConnectionsPercent: 100,
       // Idle database connections are closed at once: a connection the proxy keeps open is a user
       // connection to Aurora, and a 0-ACU cluster pauses only when it has none. The price is one new
       // database connection (IAM login) per burst after a quiet spell; the proxy keeps client connections.
-      maxConnectionsPercent: 100,
       maxIdleConnectionsPercent: 0,
+      // Client connections (the default, made explicit). An idle, unpinned client connection holds no
+      // database connection, so closing it sooner would not help Aurora pause; it would only let more
+      // frozen execution environments thaw onto a closed connection, whose next statement fails (the
+      // functions do not retry statements). A running function closes its own idle connections after the
+      // pool's 60 s (shared/store/db.ts), well before this.
+      idleClientTimeout: Duration.minutes(30),
       initQuery: `SET statement_timeout = ${props.statementTimeoutMs}`,
     });
     // The proxy -> cluster rules (egress on the proxy's group, ingress on the cluster's) come from

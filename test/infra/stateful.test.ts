@@ -1,5 +1,7 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { parseConfig } from '../../shared/config.js';
+import { createPool } from '../../shared/store/db.js';
 import { importStage, resources, synth } from './support.js';
 
 describe('stateful stack (created store)', () => {
@@ -98,6 +100,31 @@ describe('stateful stack (created store)', () => {
     custom.statefulTemplate.hasResourceProperties('AWS::RDS::DBProxyTargetGroup', {
       ConnectionPoolConfigurationInfo: Match.objectLike({ InitQuery: 'SET statement_timeout = 2500' }),
     });
+  });
+
+  it('proxy pool: every setting pinned (borrow = Lambda timeout, all connections, none idle, client idle 30 min)', async () => {
+    const pool = Object.values(resources(t, 'AWS::RDS::DBProxyTargetGroup'))[0]!.Properties!.ConnectionPoolConfigurationInfo;
+    expect(pool).toEqual({
+      ConnectionBorrowTimeout: 27,
+      MaxConnectionsPercent: 100,
+      MaxIdleConnectionsPercent: 0,
+      InitQuery: 'SET statement_timeout = 4000',
+    });
+    t.hasResourceProperties('AWS::RDS::DBProxy', { IdleClientTimeout: 1800 });
+    // The borrow timeout follows the Lambda timeout: nobody waits for a connection longer than that.
+    const custom = synth({ stages: { dev: { timeouts: { lambdaSeconds: 20, dbConnectMs: 3000 } } } }, { account: '111111111111', region: 'eu-west-1' });
+    custom.statefulTemplate.hasResourceProperties('AWS::RDS::DBProxyTargetGroup', {
+      ConnectionPoolConfigurationInfo: Match.objectLike({ ConnectionBorrowTimeout: 20 }),
+    });
+    // A running function closes its own idle connections first (the pool's idleTimeoutMillis), so the
+    // proxy's idle-client close only ever meets connections of frozen or retired execution environments.
+    const fnPool = createPool(parseConfig({ DB_HOST: 'proxy.example', CURSOR_SECRET: 'x'.repeat(32) }));
+    try {
+      const idleMs = (fnPool as unknown as { options: { idleTimeoutMillis: number } }).options.idleTimeoutMillis;
+      expect(idleMs).toBeLessThan(1800 * 1000);
+    } finally {
+      await fnPool.end();
+    }
   });
 
   it('cursor secret is generated, never written in the template', () => {
