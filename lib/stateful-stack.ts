@@ -72,6 +72,8 @@ export class StatefulStack extends Stack {
     // The dimension of the proxy's CloudWatch metrics (README, Deploy: what to watch).
     new CfnOutput(this, 'ProxyName', { value: this.store.proxy.dbProxyName });
     new CfnOutput(this, 'ClusterEndpoint', { value: this.store.cluster.clusterEndpoint.hostname });
+    // The dimension of the writer's metrics, ServerlessDatabaseCapacity among them (README, Deploy: what to watch).
+    if (this.store.writerInstanceId) new CfnOutput(this, 'WriterInstanceId', { value: this.store.writerInstanceId });
     new CfnOutput(this, 'AdminSecretArn', { value: this.store.adminSecret.secretArn });
     new CfnOutput(this, 'BudgetTableName', { value: this.budget.table.tableName });
     new CfnOutput(this, 'MigrateFunctionName', { value: migrations.function.fn.functionName });

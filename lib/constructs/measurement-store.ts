@@ -44,6 +44,8 @@ export class MeasurementStore extends Construct {
   readonly adminSecret: secretsmanager.ISecret;
   readonly databaseName: string;
   readonly port: number;
+  /** The writer instance of a created cluster; an imported cluster's writer is not ours to name. */
+  readonly writerInstanceId?: string;
 
   constructor(scope: Construct, id: string, props: MeasurementStoreProps) {
     super(scope, id);
@@ -122,6 +124,7 @@ export class MeasurementStore extends Construct {
           'Default PostgreSQL port kept: the cluster sits in isolated subnets and admits only the proxy, the migration runner and the rotation function by security group; a different port adds no protection.',
       });
       this.cluster = cluster;
+      this.writerInstanceId = cluster.instanceIdentifiers[0];
       this.adminSecret = cluster.secret as secretsmanager.ISecret;
       this.port = 5432;
     } else {

@@ -127,6 +127,11 @@ describe('stateful stack (created store)', () => {
     }
   });
 
+  it("outputs the writer instance's identifier: the dimension of its ServerlessDatabaseCapacity (README, what to watch)", () => {
+    const [writer] = Object.keys(resources(t, 'AWS::RDS::DBInstance'));
+    t.hasOutput('WriterInstanceId', { Value: { Ref: writer } });
+  });
+
   it('cursor secret is generated, never written in the template', () => {
     t.hasResourceProperties('AWS::SecretsManager::Secret', {
       GenerateSecretString: Match.objectLike({ PasswordLength: 64 }),
@@ -153,6 +158,8 @@ describe('stateful stack (imported store)', () => {
     t.hasResourceProperties('AWS::RDS::DBProxyTargetGroup', {
       ConnectionPoolConfigurationInfo: Match.objectLike({ MaxIdleConnectionsPercent: 0, InitQuery: 'SET statement_timeout = 4000' }),
     });
+    // The writer of an imported cluster is not this stack's to name.
+    expect(Object.keys(t.toJSON().Outputs)).not.toContain('WriterInstanceId');
   });
 });
 
