@@ -7,6 +7,7 @@ import { BudgetTable } from './constructs/budget-table.js';
 import { MeasurementStore } from './constructs/measurement-store.js';
 import { MigrationRunner } from './constructs/migration-runner.js';
 import { Network } from './constructs/network.js';
+import { TunnelBastion } from './constructs/tunnel-bastion.js';
 
 export interface StatefulStackProps extends StackProps {
   config: StageConfig;
@@ -46,6 +47,13 @@ export class StatefulStack extends Stack {
       logRetentionDays: config.logRetentionDays,
       bundle: props.bundle,
     });
+
+    if (config.bastion) {
+      const bastion = new TunnelBastion(this, 'Bastion', { network: this.network });
+      this.store.allowOwnerConnectionsFrom(bastion, 'tunnel from the bastion');
+      // The --target of `aws ssm start-session` (README, Deploy: reaching the database through a tunnel).
+      new CfnOutput(this, 'BastionInstanceId', { value: bastion.instance.instanceId });
+    }
 
     // In a VPC of our own, the DynamoDB endpoint serves this service only: allow just the budget call.
     if (this.network.owned && this.network.dynamoDbEndpoint) {

@@ -201,6 +201,14 @@ export class MeasurementStore extends Construct {
     this.proxy.connections.allowFrom(network.functionsSecurityGroup, ec2.Port.tcp(this.port), 'from the service functions');
   }
 
+  /**
+   * Lets a peer reach the cluster endpoint itself, where the owner logs in with the admin secret (the
+   * proxy admits geo_reader only). For the migration runner and the tunnel bastion.
+   */
+  allowOwnerConnectionsFrom(peer: ec2.IConnectable, description: string): void {
+    this.cluster.connections.allowFrom(peer, ec2.Port.tcp(this.port), description);
+  }
+
   /** rds-db:connect through the proxy as geo_reader, and nothing else. */
   grantRead(grantee: iam.IGrantable): iam.Grant {
     return this.proxy.grantConnect(grantee, READER_DB_USER);

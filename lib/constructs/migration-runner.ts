@@ -47,7 +47,7 @@ export class MigrationRunner extends Construct {
       description: 'Migration runner: reaches the cluster and Secrets Manager',
       allowAllOutbound: true,
     });
-    store.cluster.connections.allowFrom(securityGroup, ec2.Port.tcp(store.port), 'from the migration runner');
+    store.allowOwnerConnectionsFrom(securityGroup, 'from the migration runner');
 
     this.function = new ServiceFunction(this, 'Migrate', {
       entry: 'functions/migrate/handler.ts',

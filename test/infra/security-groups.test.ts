@@ -104,6 +104,8 @@ describe('security-group rules: EC2 refuses a duplicate (InvalidPermission.Dupli
   it.each([
     ['created store', {}, 5432],
     ['imported store', { stages: { dev: importStage } }, 5432],
+    ['created store with the tunnel bastion', { stages: { dev: { bastion: true } } }, 5432],
+    ['imported store with the tunnel bastion', { stages: { dev: { ...importStage, bastion: true } } }, 5432],
     ['imported store on another port', { stages: { dev: { database: { ...importStage.database, cluster: { ...importStage.database.cluster, port: 6543 } } } } }, 6543],
   ])('%s: no two rules of the stage (both stacks together) share group, peer, protocol and port range', (_name, context, port) => {
     const s = synth(context, { account: '111111111111', region: 'eu-west-1' });
