@@ -22,7 +22,8 @@ import { startFront, type Front } from './support/pg-front.js';
  * Deployment rehearsal, on real parts: the cloud assembly `npm run synth` builds (real esbuild bundles,
  * cdk-nag), each function bundle run in a plain `node` process with exactly the environment its template
  * gives it, a freshly created empty database, the README's onboarding commands run verbatim, one run
- * loaded by the data contract's example, then the API answering through its own bundles.
+ * loaded by the data contract's example through the README's tunnel URL, then the API answering through
+ * its own bundles.
  *
  * Only what cannot run here is stood in for, at its boundary:
  *   - values only a deployment knows (Ref, GetAtt, stack outputs, dynamic references) get local
@@ -160,10 +161,32 @@ async function http(name: string, method: string, url: string, headers: Record<s
 /** The fenced block after `<!-- rehearsal:NAME -->` in the README, as its reader sees it. */
 async function readmeBlock(name: string): Promise<string> {
   const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
-  const at = readme.indexOf(`<!-- rehearsal:${name}`);
+  const at = readme.search(new RegExp(`<!-- rehearsal:${name}(?=\\s|-->)`));
   const block = /```(?:sh|bash)\n([\s\S]*?)```/.exec(readme.slice(at));
   if (at < 0 || !block) throw new Error(`README has no block marked rehearsal:${name}`);
   return block[1]!;
+}
+
+/**
+ * The DATABASE_URL of the README's tunnel recipe, its form checked (the tunnel's local end through
+ * hostaddr, verify-full, the CA bundle) and only what differs here mapped: the cluster name the outputs
+ * would give, the tunnel's local address and port (the cluster stand-in's own), the CA file (the stand-in's).
+ */
+async function readmeTunnelUrl(): Promise<string> {
+  const line = /^export DATABASE_URL="([^"]+)"$/m.exec(await readmeBlock('tunnel-url'));
+  if (!line) throw new Error('README tunnel-url block exports no DATABASE_URL');
+  const url = new URL(line[1]!.replace('$CLUSTER', CLUSTER_NAME));
+  expect({ host: url.hostname, port: url.port, user: url.username, path: url.pathname, query: Object.fromEntries(url.searchParams) }).toEqual({
+    host: CLUSTER_NAME,
+    port: '15432',
+    user: 'geo_admin',
+    path: '/geo',
+    query: { hostaddr: '127.0.0.1', sslmode: 'verify-full', sslrootcert: 'global-bundle.pem' },
+  });
+  url.port = '5432';
+  url.searchParams.set('hostaddr', clusterIp);
+  url.searchParams.set('sslrootcert', certs.caFile);
+  return url.toString();
 }
 
 async function sh(script: string, env: Record<string, string>): Promise<string> {
@@ -330,14 +353,23 @@ describe('deployment rehearsal: from an empty database to answered calls, throug
     expect(key).not.toBe('');
   }, 300_000);
 
-  test('the tunnel recipe: verify-full against the cluster name through a local address, with the CA bundle; wrong trust or name refused', async () => {
-    const url = (host: string, extra: string) => `postgres://geo_admin@${host}:5432/geo?${extra}`;
-    const ok = await sh('npm run --silent admin -- workspace list --json', {
-      DATABASE_URL: url(CLUSTER_NAME, `hostaddr=${clusterIp}&sslmode=verify-full&sslrootcert=${certs.caFile}`),
-      PGPASSWORD: newPassword,
-      ADMIN_FUNCTION: '',
-    });
-    expect(JSON.parse(ok)).toEqual([expect.objectContaining({ slug: 'acme', active_keys: 1 })]);
+  test("the README's tunnel, as written: the admin CLI and the data contract example through the cluster stand-in, with hostaddr, verify-full and the CA bundle", async () => {
+    const tunnelUrl = await readmeTunnelUrl();
+    const script = await readmeBlock('tunnel');
+    expect(script).toContain('examples/pipeline/load-run.ts');
+    const before = cluster.events.length;
+    const out = await time('tunnel block (README: admin CLI + data contract example)', () =>
+      sh(script, { DATABASE_URL: tunnelUrl, PGPASSWORD: newPassword, ADMIN_FUNCTION: '' }),
+    );
+    const lines = out.trim().split('\n');
+    expect(lines.some((l) => /^acme\s+Acme Inc\.\s+growth\s+1\s+1\s/.test(l))).toBe(true);
+    expect(JSON.parse(lines.pop()!)).toMatchObject({ analysis: 'launch', run: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    // Both logged in at the cluster stand-in, as the owner, with the password: no direct way around it.
+    expect(cluster.events.slice(before)).toEqual([
+      expect.objectContaining({ user: 'geo_admin', database: 'geo', outcome: 'ok' }),
+      expect.objectContaining({ user: 'geo_admin', database: 'geo', outcome: 'ok' }),
+    ]);
+
     const refused = async (u: string) => {
       const c = new pg.Client({ ...adminClientConfig(u), password: newPassword });
       const err = await c.connect().then(
@@ -347,20 +379,18 @@ describe('deployment rehearsal: from an empty database to answered calls, throug
       await c.end().catch(() => undefined);
       return err;
     };
+    const variant = (edit: (u: URL) => void) => {
+      const u = new URL(tunnelUrl);
+      edit(u);
+      return u.toString();
+    };
     // Node's own store does not know the CA (as it does not know the RDS CA): refused.
-    expect(await refused(url(CLUSTER_NAME, `hostaddr=${clusterIp}&sslmode=verify-full`))).toMatch(/certificate/);
+    expect(await refused(variant((u) => u.searchParams.delete('sslrootcert')))).toMatch(/certificate/);
     // The right CA but a name the certificate does not carry: refused.
-    expect(await refused(url('other.example.com', `hostaddr=${clusterIp}&sslmode=verify-full&sslrootcert=${certs.caFile}`))).toMatch(/altnames|Hostname/);
-  }, 120_000);
-
-  test('one run, loaded by the data contract example', async () => {
-    const out = await time('data contract example', () =>
-      sh('npx tsx examples/pipeline/load-run.ts --workspace acme --brand Acme', { DATABASE_URL: ownerUrl }),
-    );
-    expect(JSON.parse(out.trim().split('\n').pop()!)).toMatchObject({ analysis: 'launch' });
+    expect(await refused(variant((u) => (u.hostname = 'other.example.com')))).toMatch(/altnames|Hostname/);
     // The embedded store is one backend for every connection: from here on it acts as the service role.
     if (lite) await lite.exec('SET ROLE geo_reader');
-  }, 120_000);
+  }, 300_000);
 
   test('/me: 200, through the proxy with an IAM token, the statement timeout set by the proxy, not the client', async () => {
     const res = await http('IdentityFn', 'GET', '/api/v1/me', { authorization: `Bearer ${key}` });
