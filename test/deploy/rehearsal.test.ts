@@ -66,9 +66,12 @@ const cursorSecret = randomBytes(32).toString('hex');
  * A loopback address of its own for each front, 127.x.y.z with x >= 64 (far from 127.0.0.1), free on
  * port 5432: other runs on this machine pick theirs at random too.
  */
+const taken = new Set<string>();
 async function loopback(): Promise<string> {
   for (let attempt = 0; attempt < 20; attempt += 1) {
     const ip = `127.${randomInt(64, 250)}.${randomInt(1, 250)}.${randomInt(2, 250)}`;
+    if (taken.has(ip)) continue;
+    taken.add(ip);
     const probe = net.createServer();
     const free = await new Promise<boolean>((resolve) => probe.once('error', () => resolve(false)).listen(5432, ip, () => resolve(true)));
     if (free) {
@@ -81,6 +84,7 @@ async function loopback(): Promise<string> {
 
 let started: number;
 const timings: Record<string, number> = {};
+const notes: string[] = [];
 let assembly: Assembly;
 let certs: Certificates;
 let proxy: Front;
@@ -94,7 +98,17 @@ let clusterIp: string;
 let ownerUrl: string;
 let teardown: Array<() => Promise<unknown>> = [];
 let lite: PGlite | undefined;
-const invocations: Array<{ fn: string; result: InvokeResult }> = [];
+let initQuery: string | undefined;
+const invocations: Array<{ fn: string; event: unknown; ms: number; result: InvokeResult }> = [];
+
+/** Where a stage's functions find its proxy and cluster stand-ins. */
+interface StageAddresses {
+  proxyIp: string;
+  clusterIp: string;
+}
+const mainStage = (): StageAddresses => ({ proxyIp, clusterIp });
+/** A second stage, for the demo load: its own empty database behind its own stand-ins. */
+let demoStage: StageAddresses;
 
 const byName = (name: string): FunctionSpec => {
   const fn = assembly.functions.find((f) => f.logicalId.startsWith(name));
@@ -103,11 +117,11 @@ const byName = (name: string): FunctionSpec => {
 };
 
 /** The function's environment: the template's variables resolved, plus what Lambda's runtime sets. */
-function environmentOf(fn: FunctionSpec): Record<string, string> {
+function environmentOf(fn: FunctionSpec, stage: StageAddresses = mainStage()): Record<string, string> {
   const local: LocalEquivalents = {
     byResource: {
-      'AWS::RDS::DBProxy.Endpoint': proxyIp,
-      'AWS::RDS::DBCluster.Endpoint.Address': clusterIp,
+      'AWS::RDS::DBProxy.Endpoint': stage.proxyIp,
+      'AWS::RDS::DBCluster.Endpoint.Address': stage.clusterIp,
       'AWS::DynamoDB::Table.Ref': budgetTable,
       'AWS::SecretsManager::Secret.Ref': CURSOR_ARN,
       'AWS::SecretsManager::SecretTargetAttachment.Ref': ADMIN_ARN,
@@ -143,16 +157,17 @@ function environmentOf(fn: FunctionSpec): Record<string, string> {
   };
 }
 
-async function call(name: string, event: unknown): Promise<InvokeResult> {
+async function call(name: string, event: unknown, stage: StageAddresses = mainStage()): Promise<InvokeResult> {
   const fn = byName(name);
-  const result = await invoke(fn, environmentOf(fn), event);
-  invocations.push({ fn: name, result });
+  const t0 = Date.now();
+  const result = await invoke(fn, environmentOf(fn, stage), event);
+  invocations.push({ fn: name, event, ms: Date.now() - t0, result });
   return result;
 }
 
-async function http(name: string, method: string, url: string, headers: Record<string, string> = {}, body = '') {
+async function http(name: string, method: string, url: string, headers: Record<string, string> = {}, body = '', stage: StageAddresses = mainStage()) {
   const { event } = toApiGatewayEvent({ method, url, rawHeaders: Object.entries(headers).flat(), body });
-  const out = await call(name, event);
+  const out = await call(name, event, stage);
   if (!out.ok) throw new Error(`${name} failed: ${out.errorType}: ${out.errorMessage}\n${out.logs}`);
   const res = out.result as { statusCode: number; headers: Record<string, string>; body: string };
   return { status: res.statusCode, headers: res.headers, text: res.body, json: () => JSON.parse(res.body) as Record<string, any> };
@@ -203,6 +218,83 @@ async function time<T>(label: string, work: () => Promise<T>): Promise<T> {
   }
 }
 
+interface Upstream {
+  host: string;
+  port: number;
+  database: string;
+  owner: string;
+}
+
+/** An empty database: a fresh one on the PostgreSQL server named by DATABASE_URL, or an embedded store. */
+async function emptyDatabase(label: string): Promise<{ upstream: Upstream; ownerUrl: string; lite?: PGlite }> {
+  if (process.env.DATABASE_URL) {
+    const server = new URL(process.env.DATABASE_URL);
+    const database = `geo_rehearsal_${label}_${Date.now()}_${process.pid}`;
+    const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${database}`);
+    // Aurora has this role built in; the migration runner grants it to geo_reader. Roles are per server.
+    await admin.query(`DO $$ BEGIN CREATE ROLE rds_iam NOLOGIN; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$`);
+    await admin.end();
+    teardown.push(async () => {
+      const c = new pg.Client({ connectionString: process.env.DATABASE_URL });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+      await c.end();
+    });
+    const upstream = { host: server.hostname, port: Number(server.port || 5432), database, owner: decodeURIComponent(server.username) || 'postgres' };
+    server.pathname = `/${database}`;
+    return { upstream, ownerUrl: server.toString() };
+  }
+  const db = await PGlite.create();
+  await db.exec('CREATE ROLE rds_iam NOLOGIN');
+  const socket = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 16 });
+  await socket.start();
+  const [host, port] = socket.getServerConn().split(':');
+  teardown.push(async () => {
+    await socket.stop();
+    await db.close();
+  });
+  return {
+    upstream: { host: host!, port: Number(port), database: 'postgres', owner: 'postgres' },
+    ownerUrl: `postgres://postgres@${socket.getServerConn()}/postgres?sslmode=disable`,
+    lite: db,
+  };
+}
+
+/** A stage's stand-ins of RDS Proxy and of the cluster endpoint, in front of its database. */
+async function startFronts(stage: StageAddresses, upstream: Upstream): Promise<{ proxy: Front; cluster: Front }> {
+  const proxyFront = await startFront({
+    host: stage.proxyIp,
+    port: 5432,
+    ...certs.server('proxy'),
+    acceptedParameters: ['application_name', 'client_encoding'],
+    ...(initQuery ? { initQuery } : {}),
+    authenticate: (user, password) =>
+      user !== 'geo_reader'
+        ? 'the proxy admits geo_reader only'
+        : verifyIamToken(password, {
+            hostPort: `${stage.proxyIp}:5432`,
+            user,
+            region: REGION,
+            accessKeyId: credentials.AWS_ACCESS_KEY_ID,
+            secretAccessKey: credentials.AWS_SECRET_ACCESS_KEY,
+            sessionToken: credentials.AWS_SESSION_TOKEN,
+          }),
+    upstream: { host: upstream.host, port: upstream.port, user: 'geo_reader', database: upstream.database },
+  });
+  teardown.push(() => proxyFront.close());
+  const clusterFront = await startFront({
+    host: stage.clusterIp,
+    port: 5432,
+    ...certs.server('cluster'),
+    authenticate: (user, password) => (user === 'geo_admin' && password === newPassword ? null : 'wrong password'),
+    upstream: { host: upstream.host, port: upstream.port, user: upstream.owner, database: upstream.database },
+  });
+  teardown.push(() => clusterFront.close());
+  return { proxy: proxyFront, cluster: clusterFront };
+}
+
 beforeAll(async () => {
   started = Date.now();
   // The README's own command: real esbuild bundling and the cdk-nag gate, offline. CI synthesizes once
@@ -224,42 +316,16 @@ beforeAll(async () => {
 
   proxyIp = await loopback();
   clusterIp = await loopback();
-  certs = await makeCertificates({ proxy: [`IP:${proxyIp}`], cluster: [`IP:${clusterIp}`, `DNS:${CLUSTER_NAME}`] });
+  demoStage = { proxyIp: await loopback(), clusterIp: await loopback() };
+  certs = await makeCertificates({
+    proxy: [`IP:${proxyIp}`, `IP:${demoStage.proxyIp}`],
+    cluster: [`IP:${clusterIp}`, `IP:${demoStage.clusterIp}`, `DNS:${CLUSTER_NAME}`],
+  });
   teardown.push(() => rm(certs.dir, { recursive: true, force: true }));
 
-  // An empty database: a fresh one on the PostgreSQL server named by DATABASE_URL, or the embedded store.
-  let upstream: { host: string; port: number; database: string; owner: string };
-  if (process.env.DATABASE_URL) {
-    const server = new URL(process.env.DATABASE_URL);
-    const database = `geo_rehearsal_${Date.now()}_${process.pid}`;
-    const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${database}`);
-    // Aurora has this role built in; the migration runner grants it to geo_reader. Roles are per server.
-    await admin.query(`DO $$ BEGIN CREATE ROLE rds_iam NOLOGIN; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$`);
-    await admin.end();
-    teardown.push(async () => {
-      const c = new pg.Client({ connectionString: process.env.DATABASE_URL });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-      await c.end();
-    });
-    upstream = { host: server.hostname, port: Number(server.port || 5432), database, owner: decodeURIComponent(server.username) || 'postgres' };
-    server.pathname = `/${database}`;
-    ownerUrl = server.toString();
-  } else {
-    lite = await PGlite.create();
-    await lite.exec('CREATE ROLE rds_iam NOLOGIN');
-    const socket = new PGLiteSocketServer({ db: lite, host: '127.0.0.1', port: 0, maxConnections: 16 });
-    await socket.start();
-    const [host, port] = socket.getServerConn().split(':');
-    teardown.push(async () => {
-      await socket.stop();
-      await lite!.close();
-    });
-    upstream = { host: host!, port: Number(port), database: 'postgres', owner: 'postgres' };
-    ownerUrl = `postgres://postgres@${socket.getServerConn()}/postgres?sslmode=disable`;
-  }
+  const main = await emptyDatabase('main');
+  ownerUrl = main.ownerUrl;
+  lite = main.lite;
 
   budget = await startBudgetStore();
   budgetTable = `geo-rehearsal-budget-${randomBytes(4).toString('hex')}`;
@@ -270,35 +336,8 @@ beforeAll(async () => {
   teardown.push(() => secrets.close());
 
   const targetGroup = Object.values(assembly.templates[STATEFUL]!.Resources).find((r) => r.Type === 'AWS::RDS::DBProxyTargetGroup')!;
-  const initQuery = (targetGroup.Properties!.ConnectionPoolConfigurationInfo as { InitQuery?: string }).InitQuery;
-  proxy = await startFront({
-    host: proxyIp,
-    port: 5432,
-    ...certs.server('proxy'),
-    acceptedParameters: ['application_name', 'client_encoding'],
-    ...(initQuery ? { initQuery } : {}),
-    authenticate: (user, password) =>
-      user !== 'geo_reader'
-        ? 'the proxy admits geo_reader only'
-        : verifyIamToken(password, {
-            hostPort: `${proxyIp}:5432`,
-            user,
-            region: REGION,
-            accessKeyId: credentials.AWS_ACCESS_KEY_ID,
-            secretAccessKey: credentials.AWS_SECRET_ACCESS_KEY,
-            sessionToken: credentials.AWS_SESSION_TOKEN,
-          }),
-    upstream: { host: upstream.host, port: upstream.port, user: 'geo_reader', database: upstream.database },
-  });
-  teardown.push(() => proxy.close());
-  cluster = await startFront({
-    host: clusterIp,
-    port: 5432,
-    ...certs.server('cluster'),
-    authenticate: (user, password) => (user === 'geo_admin' && password === newPassword ? null : 'wrong password'),
-    upstream: { host: upstream.host, port: upstream.port, user: upstream.owner, database: upstream.database },
-  });
-  teardown.push(() => cluster.close());
+  initQuery = (targetGroup.Properties!.ConnectionPoolConfigurationInfo as { InitQuery?: string }).InitQuery;
+  ({ proxy, cluster } = await startFronts(mainStage(), main.upstream));
   lambda = await startLambda((name, payload) => call(name, payload));
   teardown.push(() => lambda.close());
 }, 600_000);
@@ -308,7 +347,9 @@ afterAll(async () => {
   teardown = [];
   const failed = invocations.filter((i) => !i.result.ok);
   if (failed.length > 0) console.log(failed.map((f) => `${f.fn}: ${f.result.errorMessage}\n${f.result.logs}`).join('\n'));
-  console.log(`deployment rehearsal: ${Math.round((Date.now() - started) / 1000)} s in all; ${Object.entries(timings).map(([k, v]) => `${k} ${Math.round(v / 100) / 10} s`).join(', ')}`);
+  console.log(
+    `deployment rehearsal: ${Math.round((Date.now() - started) / 1000)} s in all; ${Object.entries(timings).map(([k, v]) => `${k} ${Math.round(v / 100) / 10} s`).join(', ')}${notes.map((n) => `; ${n}`).join('')}`,
+  );
 });
 
 describe('deployment rehearsal: from an empty database to answered calls, through the CDK-built bundles', () => {
@@ -460,6 +501,51 @@ describe('deployment rehearsal: from an empty database to answered calls, throug
       expect(res.headers.allow).toBe(allow);
     }
   }, 120_000);
+
+  test("the README's demo load, verbatim, on a second empty stage through its migration function: well inside the function's timeout, then reads answer", async () => {
+    const db = await time('demo stage: empty database', () => emptyDatabase('demo'));
+    const fronts = await startFronts(demoStage, db.upstream);
+    const demoLambda = await startLambda((name, payload) => call(name, payload, demoStage));
+    teardown.push(() => demoLambda.close());
+    // A new stage's store is migrated by the custom resource during its deployment, before anyone loads it.
+    const migrated = await call('MigrationRunnerMigrate', { RequestType: 'Create', ResourceType: 'Custom::MeasurementStoreSchema', LogicalResourceId: 'MigrationRunnerSchema', ResourceProperties: {} }, demoStage);
+    expect(migrated.ok).toBe(true);
+
+    const script = await readmeBlock('demo');
+    expect(script).toMatch(/npm run admin -- demo load/);
+    const out = await time('demo block (README)', () =>
+      sh(script, { ...credentials, AWS_REGION: REGION, ADMIN_FUNCTION: byName('MigrationRunnerMigrate').logicalId, AWS_ENDPOINT_URL_LAMBDA: demoLambda.endpoint, DATABASE_URL: '' }),
+    );
+    const demoKey = /geo_live_[0-9A-Za-z]+/.exec(out)?.[0] ?? '';
+    expect(demoKey).not.toBe('');
+
+    // The load is one invocation of the migration function: its time against that function's timeout.
+    const loads = invocations.filter((i) => i.fn.startsWith('MigrationRunnerMigrate') && JSON.stringify((i.event as { admin?: unknown }).admin ?? []).startsWith('["demo","load"'));
+    expect(loads).toHaveLength(1);
+    const [load] = loads;
+    expect(load!.result.ok).toBe(true);
+    const timeoutMs = byName('MigrationRunnerMigrate').timeoutSeconds * 1000;
+    notes.push(`demo load: ${(load!.ms / 1000).toFixed(1)} s (function CPU ${((load!.result.cpuMs ?? 0) / 1000).toFixed(1)} s) of the migration function's ${timeoutMs / 1000} s timeout`);
+    // A quarter at most here leaves room for Lambda's third of a vCPU at 512 MB and for a slower database.
+    expect(load!.ms).toBeLessThan(timeoutMs / 4);
+
+    // The embedded store is one backend for every connection: from here on it acts as the service role.
+    if (db.lite) await db.lite.exec('SET ROLE geo_reader');
+    const auth = { authorization: `Bearer ${demoKey}` };
+    const me = await http('IdentityFn', 'GET', '/api/v1/me', auth, '', demoStage);
+    expect(me.status).toBe(200);
+    expect(me.json()).toMatchObject({ workspace: { slug: 'acme' } });
+    const list = await http('IdentityFn', 'GET', '/api/v1/analyses', auth, '', demoStage);
+    expect(list.status).toBe(200);
+    const collected = (list.json().items as Array<{ slug: string; state: string }>).find((a) => a.state === 'collected');
+    expect(collected).toBeDefined();
+    const figures = await http('FiguresFn', 'GET', `/api/v1/analyses/${collected!.slug}/metrics`, auth, '', demoStage);
+    expect(figures.status).toBe(200);
+    expect(figures.json().context).toMatchObject({ state: 'measured' });
+    // Through this stage's own stand-ins: the reads logged in at its proxy, the load at its cluster.
+    expect(fronts.proxy.events.filter((e) => e.outcome === 'ok').length).toBeGreaterThan(0);
+    expect(fronts.cluster.events.filter((e) => e.outcome === 'ok').length).toBeGreaterThanOrEqual(3);
+  }, 600_000);
 
   test('every call spent the budget in DynamoDB (dynalite) through the SDK the bundles carry', async () => {
     const { DynamoDBClient, ScanCommand } = await import('@aws-sdk/client-dynamodb');
