@@ -20,14 +20,17 @@ import { startFront, type Front } from './support/pg-front.js';
 
 /**
  * Deployment rehearsal, on real parts: the cloud assembly `npm run synth` builds (real esbuild bundles,
- * cdk-nag), each function bundle run in a plain `node` process with exactly the environment its template
- * gives it, a freshly created empty database, the README's onboarding commands run verbatim, one run
- * loaded by the data contract's example through the README's tunnel URL, then the API answering through
- * its own bundles.
+ * cdk-nag), each function bundle run in a plain `node` process with the environment its template gives
+ * it (plus Lambda's own variables and the stand-ins' few additions, below), a freshly created empty
+ * database, the README's onboarding commands run verbatim, one run loaded by the data contract's example
+ * through the README's tunnel URL, then the API answering through its own bundles; then the README's
+ * demo load on a second empty stage.
  *
  * Only what cannot run here is stood in for, at its boundary:
  *   - values only a deployment knows (Ref, GetAtt, stack outputs, dynamic references) get local
- *     equivalents; every literal of the templates is kept exactly;
+ *     equivalents; every literal of the templates is kept, but the runtime file named below;
+ *   - the environment gains only what stands in for something AWS provides outside it (STAND_IN_ADDITIONS;
+ *     a test checks there is nothing else);
  *   - the RDS Proxy is a TLS front (a CA made now with openssl) that asks for a cleartext password,
  *     verifies the IAM token the function's @aws-sdk/rds-signer made (SigV4, with the fake credentials
  *     Lambda's environment gives the function), refuses session parameters in the startup packet and runs
@@ -51,6 +54,20 @@ const ADMIN_ARN = `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:rehearsal-
 const CURSOR_ARN = `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:rehearsal-cursor-GhIjKl`;
 /** What the Lambda runtime places on disk, by the literal path a template names. */
 const RUNTIME_FILES = ['/var/runtime/ca-cert.pem'];
+/**
+ * Lambda's defined runtime environment variables (Lambda developer guide, "Defined runtime environment
+ * variables"): what every execution environment has besides the function's own configuration.
+ */
+const LAMBDA_DEFINED = [
+  '_HANDLER', '_X_AMZN_TRACE_ID', 'AWS_DEFAULT_REGION', 'AWS_REGION', 'AWS_EXECUTION_ENV', 'AWS_LAMBDA_FUNCTION_NAME',
+  'AWS_LAMBDA_FUNCTION_MEMORY_SIZE', 'AWS_LAMBDA_FUNCTION_VERSION', 'AWS_LAMBDA_INITIALIZATION_TYPE', 'AWS_LAMBDA_LOG_GROUP_NAME',
+  'AWS_LAMBDA_LOG_STREAM_NAME', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_LAMBDA_RUNTIME_API',
+  'LAMBDA_TASK_ROOT', 'LAMBDA_RUNTIME_DIR', 'LANG', 'PATH', 'LD_LIBRARY_PATH', 'NODE_PATH', 'TZ',
+];
+/** The only variables the rehearsal adds beyond those, each standing in for something AWS provides. */
+const STAND_IN_ADDITIONS = ['AWS_ENDPOINT_URL_DYNAMODB', 'AWS_ENDPOINT_URL_SECRETS_MANAGER', 'NODE_EXTRA_CA_CERTS'] as const;
+/** The bundles the rehearsal runs. */
+const BUNDLES = ['IdentityFn', 'FiguresFn', 'CatalogFn', 'McpFn', 'OpenapiFn', 'MigrationRunnerMigrate'];
 
 const credentials = {
   AWS_ACCESS_KEY_ID: 'ASIAREHEARSAL0000001',
@@ -134,13 +151,20 @@ function environmentOf(fn: FunctionSpec, stage: StageAddresses = mainStage()): R
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(fn.environment)) {
     const value = resolveValue(assembly, fn.stack, v, local);
+    // The runtime's file of Amazon's CAs (the RDS CA among them) is, here, the stand-in cluster's CA.
     env[k] = RUNTIME_FILES.includes(value) ? certs.caFile : value;
   }
+  const additions: Partial<Record<(typeof STAND_IN_ADDITIONS)[number], string>> = {
+    // The SDK clients reach DynamoDB and Secrets Manager at their regional endpoints; here, the stand-ins.
+    AWS_ENDPOINT_URL_DYNAMODB: budget.endpoint,
+    AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
+  };
   // RDS Proxy's certificate is issued by ACM under Amazon Root CA 1, which Node trusts by default, so the
   // service functions' template names no CA. The stand-in proxy's CA takes that built-in trust's place.
-  if (fn.stack === STATELESS && env.NODE_EXTRA_CA_CERTS === undefined && env.DB_HOST !== undefined) env.NODE_EXTRA_CA_CERTS = certs.caFile;
+  if (fn.stack === STATELESS && env.NODE_EXTRA_CA_CERTS === undefined && env.DB_HOST !== undefined) additions.NODE_EXTRA_CA_CERTS = certs.caFile;
   return {
     ...env,
+    ...additions,
     ...credentials,
     AWS_REGION: REGION,
     AWS_DEFAULT_REGION: REGION,
@@ -152,8 +176,6 @@ function environmentOf(fn: FunctionSpec, stage: StageAddresses = mainStage()): R
     TZ: ':UTC',
     LANG: 'en_US.UTF-8',
     PATH: process.env.PATH ?? '/usr/bin:/bin',
-    AWS_ENDPOINT_URL_DYNAMODB: budget.endpoint,
-    AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
   };
 }
 
@@ -546,6 +568,25 @@ describe('deployment rehearsal: from an empty database to answered calls, throug
     expect(fronts.proxy.events.filter((e) => e.outcome === 'ok').length).toBeGreaterThan(0);
     expect(fronts.cluster.events.filter((e) => e.outcome === 'ok').length).toBeGreaterThanOrEqual(3);
   }, 600_000);
+
+  test("the bundles ran with their template's environment, Lambda's own variables and only the stand-ins' additions, which the README names", async () => {
+    expect([...new Set(invocations.map((i) => BUNDLES.find((b) => i.fn.startsWith(b))))].sort()).toEqual([...BUNDLES].sort());
+    for (const name of BUNDLES) {
+      const fn = byName(name);
+      const env = environmentOf(fn);
+      for (const [k, v] of Object.entries(fn.environment)) {
+        if (typeof v !== 'string') expect(typeof env[k]).toBe('string');
+        else if (RUNTIME_FILES.includes(v)) expect(env[k]).toBe(certs.caFile);
+        else if (!v.includes('{{resolve:')) expect([k, env[k]]).toEqual([k, v]);
+      }
+      const added = Object.keys(env).filter((k) => !(k in fn.environment) && !LAMBDA_DEFINED.includes(k));
+      const expected = ['AWS_ENDPOINT_URL_DYNAMODB', 'AWS_ENDPOINT_URL_SECRETS_MANAGER', ...(fn.stack === STATELESS && env.DB_HOST ? ['NODE_EXTRA_CA_CERTS'] : [])];
+      expect([name, added.sort()]).toEqual([name, expected.sort()]);
+    }
+    const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+    const rehearsed = readme.slice(readme.indexOf('### Rehearsed here'), readme.indexOf('What cannot run here'));
+    for (const name of [...STAND_IN_ADDITIONS, ...RUNTIME_FILES]) expect(rehearsed).toContain(name);
+  });
 
   test('every call spent the budget in DynamoDB (dynalite) through the SDK the bundles carry', async () => {
     const { DynamoDBClient, ScanCommand } = await import('@aws-sdk/client-dynamodb');
