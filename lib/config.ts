@@ -170,6 +170,12 @@ export const stageConfigSchema = z
       .strict()
       .optional(),
     database: z.discriminatedUnion('mode', [createDatabase, importDatabase]).prefault({ mode: 'create' }),
+    /**
+     * A small instance managed by AWS Systems Manager, for port forwarding to the cluster endpoint (README,
+     * Deploy: reaching the database through a tunnel). No inbound rule; the cluster admits it on its port.
+     * Off by default: it and its Session Manager endpoints cost by the hour, so turn it on when needed.
+     */
+    bastion: z.boolean().default(false),
     /** Name of the database inside the cluster. */
     databaseName: z.string().regex(/^[a-z_][a-z0-9_]*$/).default('geo'),
     logRetentionDays: z

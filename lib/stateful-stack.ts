@@ -7,6 +7,7 @@ import { BudgetTable } from './constructs/budget-table.js';
 import { MeasurementStore } from './constructs/measurement-store.js';
 import { MigrationRunner } from './constructs/migration-runner.js';
 import { Network } from './constructs/network.js';
+import { TunnelBastion } from './constructs/tunnel-bastion.js';
 
 export interface StatefulStackProps extends StackProps {
   config: StageConfig;
@@ -47,6 +48,13 @@ export class StatefulStack extends Stack {
       bundle: props.bundle,
     });
 
+    if (config.bastion) {
+      const bastion = new TunnelBastion(this, 'Bastion', { network: this.network });
+      this.store.allowOwnerConnectionsFrom(bastion, 'tunnel from the bastion');
+      // The --target of `aws ssm start-session` (README, Deploy: reaching the database through a tunnel).
+      new CfnOutput(this, 'BastionInstanceId', { value: bastion.instance.instanceId });
+    }
+
     // In a VPC of our own, the DynamoDB endpoint serves this service only: allow just the budget call.
     if (this.network.owned && this.network.dynamoDbEndpoint) {
       this.network.dynamoDbEndpoint.addToPolicy(
@@ -72,6 +80,8 @@ export class StatefulStack extends Stack {
     // The dimension of the proxy's CloudWatch metrics (README, Deploy: what to watch).
     new CfnOutput(this, 'ProxyName', { value: this.store.proxy.dbProxyName });
     new CfnOutput(this, 'ClusterEndpoint', { value: this.store.cluster.clusterEndpoint.hostname });
+    // The dimension of the writer's metrics, ServerlessDatabaseCapacity among them (README, Deploy: what to watch).
+    if (this.store.writerInstanceId) new CfnOutput(this, 'WriterInstanceId', { value: this.store.writerInstanceId });
     new CfnOutput(this, 'AdminSecretArn', { value: this.store.adminSecret.secretArn });
     new CfnOutput(this, 'BudgetTableName', { value: this.budget.table.tableName });
     new CfnOutput(this, 'MigrateFunctionName', { value: migrations.function.fn.functionName });

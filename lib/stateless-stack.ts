@@ -69,7 +69,8 @@ export class StatelessStack extends Stack {
       ...(config.planCeilings ? { PLAN_CEILINGS: JSON.stringify(config.planCeilings) } : {}),
     };
 
-    const make = (target: RouteTarget, entry: string, description: string, environment: Record<string, string>) =>
+    const inVpc = { vpc: network.vpc, vpcSubnets: network.subnets, securityGroups: [network.functionsSecurityGroup] };
+    const make = (target: RouteTarget, entry: string, description: string, environment: Record<string, string>, placement: 'vpc' | 'outside' = 'vpc') =>
       new ServiceFunction(this, `${target[0]!.toUpperCase()}${target.slice(1)}`, {
         entry,
         description,
@@ -77,9 +78,7 @@ export class StatelessStack extends Stack {
         timeout: Duration.seconds(t.lambdaSeconds),
         memorySize: config.lambda.memoryMb,
         logRetentionDays: config.logRetentionDays,
-        vpc: network.vpc,
-        vpcSubnets: network.subnets,
-        securityGroups: [network.functionsSecurityGroup],
+        ...(placement === 'vpc' ? { network: inVpc } : {}),
         bundle: props.bundle,
       });
 
@@ -91,8 +90,9 @@ export class StatelessStack extends Stack {
       ...serviceEnv,
       ...(config.api.mcpAllowedOrigins ? { MCP_ALLOWED_ORIGINS: config.api.mcpAllowedOrigins.join(',') } : {}),
     });
-    // The OpenAPI document is static bytes: no database, no budget, no secret, hence no grant at all.
-    functions.openapi = make('openapi', 'functions/openapi/handler.ts', 'Serves openapi.json', switchEnv);
+    // The OpenAPI document (and the $default route's 404/405) is bytes the bundle carries: no database,
+    // no budget, no secret, hence no grant, and no place in the VPC or the group the proxy admits.
+    functions.openapi = make('openapi', 'functions/openapi/handler.ts', 'Serves openapi.json', switchEnv, 'outside');
     this.functions = functions;
 
     for (const target of [...FAMILIES, 'mcp'] as const) {

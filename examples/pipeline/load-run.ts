@@ -5,6 +5,11 @@
  *
  *   DATABASE_URL=postgres://OWNER@HOST/DB npx tsx examples/pipeline/load-run.ts --workspace acme --brand Acme [--analysis launch]
  *
+ * DATABASE_URL is read as `npm run admin` reads it (shared/store/admin-connection.ts), so the README's
+ * tunnel URL works as written: `hostaddr` sends the connection into the tunnel while verify-full still
+ * checks the certificate against the cluster's name (a plain `new pg.Client({ connectionString })`
+ * ignores hostaddr and would dial the cluster's name, unreachable from outside the VPC).
+ *
  * The workspace and brand exist already (the product, or `npm run admin`). The analysis and its prompts
  * are created the first time (section 1 of the contract); every run after that adds one run (sections 2-5).
  * Prints one JSON line: {"analysis": slug, "run": id}.
@@ -18,6 +23,7 @@
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { adminClientConfig } from '../../shared/store/admin-connection.js';
 
 const { values } = parseArgs({
   options: { workspace: { type: 'string' }, brand: { type: 'string' }, analysis: { type: 'string', default: 'launch' } },
@@ -37,7 +43,7 @@ const PROMPTS = [
   { text: 'What are alternatives to spreadsheets for planning work?', group: null },
 ];
 
-const db = new pg.Client({ connectionString: process.env.DATABASE_URL });
+const db = new pg.Client(adminClientConfig(process.env.DATABASE_URL));
 await db.connect();
 
 async function one<R>(sql: string, params: unknown[]): Promise<R | undefined> {

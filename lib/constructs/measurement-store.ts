@@ -44,6 +44,8 @@ export class MeasurementStore extends Construct {
   readonly adminSecret: secretsmanager.ISecret;
   readonly databaseName: string;
   readonly port: number;
+  /** The writer instance of a created cluster; an imported cluster's writer is not ours to name. */
+  readonly writerInstanceId?: string;
 
   constructor(scope: Construct, id: string, props: MeasurementStoreProps) {
     super(scope, id);
@@ -98,6 +100,14 @@ export class MeasurementStore extends Construct {
         vpcSubnets: network.subnets,
         ...(network.secretsManagerEndpoint ? { endpoint: network.secretsManagerEndpoint } : {}),
       });
+      // With RotateImmediatelyOnUpdate false, creating the schedule still runs the rotation function's
+      // testSecret step, which logs in to the database. The schedule depends on the cluster's log group
+      // only, so CloudFormation could create it before the writer instance exists, the test would fail
+      // and the stack roll back. (It lives inside the cluster construct, so it can name the writer only.)
+      const schedule = cluster.secret?.node.tryFindChild('RotationSchedule');
+      const writer = cluster.node.tryFindChild('writer');
+      if (!schedule || !writer) throw new Error('MeasurementStore: rotation schedule or writer instance not found; aws-cdk-lib moved them');
+      schedule.node.addDependency(writer);
       // The rotation function comes from the Serverless Application Repository with a name of CDK's making;
       // Lambda would create its log group on first run, without retention. Created first, with retention.
       const application = rotation.node.defaultChild as sam.CfnApplication;
@@ -114,6 +124,7 @@ export class MeasurementStore extends Construct {
           'Default PostgreSQL port kept: the cluster sits in isolated subnets and admits only the proxy, the migration runner and the rotation function by security group; a different port adds no protection.',
       });
       this.cluster = cluster;
+      this.writerInstanceId = cluster.instanceIdentifiers[0];
       this.adminSecret = cluster.secret as secretsmanager.ISecret;
       this.port = 5432;
     } else {
@@ -163,18 +174,39 @@ export class MeasurementStore extends Construct {
       requireTLS: true,
       iamAuth: true,
       defaultAuthScheme: rds.DefaultAuthScheme.IAM_AUTH,
+      // How long a request waits for a database connection (Aurora resuming, or every one in use): the
+      // Lambda timeout, since past it nobody is waiting. The function's own connect and statement limits
+      // end the call sooner with 503 upstream_timeout, while the proxy's wait keeps the cluster waking.
       borrowTimeout: props.proxyBorrowTimeout,
+      // The service reaches the database through the proxy only, so the proxy may use all of
+      // max_connections (the default, made explicit). With no idle ones kept (below) it holds only
+      // connections in use, and the owner's rare direct logins (migrations, admin commands, rotation) find
+      // a slot but during a burst that takes them all; the migration runner retries for minutes.
+      maxConnectionsPercent: 100,
       // Idle database connections are closed at once: a connection the proxy keeps open is a user
       // connection to Aurora, and a 0-ACU cluster pauses only when it has none. The price is one new
       // database connection (IAM login) per burst after a quiet spell; the proxy keeps client connections.
-      maxConnectionsPercent: 100,
       maxIdleConnectionsPercent: 0,
+      // Client connections (the default, made explicit). An idle, unpinned client connection holds no
+      // database connection, so closing it sooner would not help Aurora pause; it would only let more
+      // frozen execution environments thaw onto a closed connection, whose next statement fails (the
+      // functions do not retry statements). A running function closes its own idle connections after the
+      // pool's 60 s (shared/store/db.ts), well before this.
+      idleClientTimeout: Duration.minutes(30),
       initQuery: `SET statement_timeout = ${props.statementTimeoutMs}`,
     });
     // The proxy -> cluster rules (egress on the proxy's group, ingress on the cluster's) come from
     // ProxyTarget.fromCluster().bind(); adding them here too put each rule in the template twice, and
     // EC2 refuses the second (InvalidPermission.Duplicate). test/infra/security-groups.test.ts guards it.
     this.proxy.connections.allowFrom(network.functionsSecurityGroup, ec2.Port.tcp(this.port), 'from the service functions');
+  }
+
+  /**
+   * Lets a peer reach the cluster endpoint itself, where the owner logs in with the admin secret (the
+   * proxy admits geo_reader only). For the migration runner and the tunnel bastion.
+   */
+  allowOwnerConnectionsFrom(peer: ec2.IConnectable, description: string): void {
+    this.cluster.connections.allowFrom(peer, ec2.Port.tcp(this.port), description);
   }
 
   /** rds-db:connect through the proxy as geo_reader, and nothing else. */

@@ -47,7 +47,7 @@ export class MigrationRunner extends Construct {
       description: 'Migration runner: reaches the cluster and Secrets Manager',
       allowAllOutbound: true,
     });
-    store.cluster.connections.allowFrom(securityGroup, ec2.Port.tcp(store.port), 'from the migration runner');
+    store.allowOwnerConnectionsFrom(securityGroup, 'from the migration runner');
 
     this.function = new ServiceFunction(this, 'Migrate', {
       entry: 'functions/migrate/handler.ts',
@@ -64,9 +64,7 @@ export class MigrationRunner extends Construct {
       timeout: Duration.minutes(5),
       memorySize: 512,
       logRetentionDays: props.logRetentionDays,
-      vpc: network.vpc,
-      vpcSubnets: network.subnets,
-      securityGroups: [securityGroup],
+      network: { vpc: network.vpc, vpcSubnets: network.subnets, securityGroups: [securityGroup] },
       bundle: props.bundle,
       // migrate.ts resolves migrations/ and grants.sql beside import.meta.url, which is the bundle file.
       afterBundling: (inputDir, outputDir) => [

@@ -22,13 +22,14 @@ export class Network extends Construct {
   readonly secretsManagerEndpoint?: ec2.InterfaceVpcEndpoint;
   /** True when the VPC belongs to this app, so its endpoints may be narrowed to this app's resources. */
   readonly owned: boolean;
+  /** False for an imported VPC that brings its own endpoints: a second one with private DNS would clash. */
+  readonly createsEndpoints: boolean;
   /** Carried by every service function; the proxy admits exactly this group. */
   readonly functionsSecurityGroup: ec2.SecurityGroup;
 
   constructor(scope: Construct, id: string, props: NetworkProps) {
     super(scope, id);
     const db = props.database;
-    let createEndpoints: boolean;
 
     if (db.mode === 'create') {
       const flowLogs = new logs.LogGroup(this, 'FlowLogs', { retention: props.logRetentionDays as logs.RetentionDays });
@@ -51,7 +52,7 @@ export class Network extends Construct {
         reason: 'Zone names are resolved at synth (stage configuration, or the account lookup kept in cdk.context.json) so the subnets never move between deployments.',
       });
       this.owned = true;
-      createEndpoints = true;
+      this.createsEndpoints = true;
       this.retainDefaultSgHandlerLogs(props.logRetentionDays);
     } else {
       const v = db.vpc;
@@ -63,10 +64,10 @@ export class Network extends Construct {
         isolatedSubnetRouteTableIds: v.routeTableIds,
       });
       this.owned = false;
-      createEndpoints = v.createEndpoints;
+      this.createsEndpoints = v.createEndpoints;
     }
 
-    if (createEndpoints) {
+    if (this.createsEndpoints) {
       this.dynamoDbEndpoint = this.vpc.addGatewayEndpoint('DynamoDb', {
         service: ec2.GatewayVpcEndpointAwsService.DYNAMODB,
         subnets: [this.subnets],
@@ -90,6 +91,23 @@ export class Network extends Construct {
       // and the DynamoDB gateway endpoint's prefix list cannot be named without a synth-time lookup.
       allowAllOutbound: true,
     });
+  }
+
+  /**
+   * The interface endpoints a Session Manager session needs where nothing has a route out: `ssm` (the
+   * agent registers the instance) and `ssmmessages` (session channels). `ec2messages` carries Run Command
+   * only, which the tunnel does not use.
+   */
+  addSessionManagerEndpoints(subnets: ec2.SubnetSelection): void {
+    if (!this.createsEndpoints) return;
+    const services = { Ssm: ec2.InterfaceVpcEndpointAwsService.SSM, SsmMessages: ec2.InterfaceVpcEndpointAwsService.SSM_MESSAGES };
+    for (const [id, service] of Object.entries(services)) {
+      const endpoint = this.vpc.addInterfaceEndpoint(id, { service, subnets, privateDnsEnabled: true });
+      Validations.of(endpoint).acknowledge({
+        id: 'AwsSolutions-EC23',
+        reason: 'The rule cannot read the CIDR token: the endpoint security group admits HTTPS from the VPC CIDR only, never 0.0.0.0/0.',
+      });
+    }
   }
 
   /**

@@ -1,4 +1,4 @@
-import { Duration } from 'aws-cdk-lib';
+import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
 import type * as apigwv2 from 'aws-cdk-lib/aws-apigatewayv2';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
@@ -99,7 +99,22 @@ export class ServiceAlarms extends Construct {
     if (props.alarmEmail) {
       // A customer-managed key: CloudWatch cannot publish to a topic encrypted with the AWS-managed SNS key.
       const key = new kms.Key(this, 'TopicKey', { enableKeyRotation: true, description: 'Alarm topic encryption' });
-      key.grant(new iam.ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
+      // Only on behalf of this account's alarms in this region: without the conditions, any account's
+      // alarm pointed at this topic could have CloudWatch use the key for it (the confused deputy).
+      // AWS's own constructs condition this grant the same way (grantCloudWatchAlarmsTopicAccess in
+      // aws/modern-data-architecture-accelerator); a condition CloudWatch did not meet would drop e-mails.
+      const stack = Stack.of(this);
+      key.addToResourcePolicy(
+        new iam.PolicyStatement({
+          principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
+          actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+          resources: ['*'],
+          conditions: {
+            StringEquals: { 'aws:SourceAccount': stack.account },
+            ArnLike: { 'aws:SourceArn': stack.formatArn({ service: 'cloudwatch', resource: 'alarm', resourceName: '*', arnFormat: ArnFormat.COLON_RESOURCE_NAME }) },
+          },
+        }),
+      );
       this.topic = new sns.Topic(this, 'Topic', { masterKey: key, enforceSSL: true });
       this.topic.addSubscription(new subscriptions.EmailSubscription(props.alarmEmail));
       for (const alarm of this.alarms) alarm.addAlarmAction(new actions.SnsAction(this.topic));

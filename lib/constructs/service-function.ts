@@ -21,9 +21,8 @@ export interface ServiceFunctionProps {
   timeout: Duration;
   memorySize: number;
   logRetentionDays: number;
-  vpc: ec2.IVpc;
-  vpcSubnets: ec2.SubnetSelection;
-  securityGroups: ec2.ISecurityGroup[];
+  /** Absent: outside any VPC, for a function that reaches nothing of the stage's network. */
+  network?: { vpc: ec2.IVpc; vpcSubnets: ec2.SubnetSelection; securityGroups: ec2.ISecurityGroup[] };
   /** false: an inline stub instead of an esbuild bundle, so tests synthesize in seconds. */
   bundle: boolean;
   /** Extra shell commands run after esbuild, e.g. to place data files next to the bundle. */
@@ -33,7 +32,7 @@ export interface ServiceFunctionProps {
 /**
  * One Lambda function as this service builds them all: ESM bundle, source maps, the runtime's own AWS
  * SDK, its own log group (retention from configuration, and a place to hang metric filters), inside
- * the isolated subnets.
+ * the isolated subnets when it reaches the store or the budget table.
  */
 export class ServiceFunction extends Construct {
   readonly fn: lambda.Function;
@@ -52,9 +51,7 @@ export class ServiceFunction extends Construct {
       // Text format on purpose: the handlers write one raw JSON line per request to stdout, which
       // CloudWatch keeps as-is, so JSON metric filters (`$.error_code`) match it directly.
       logGroup: this.logGroup,
-      vpc: props.vpc,
-      vpcSubnets: props.vpcSubnets,
-      securityGroups: props.securityGroups,
+      ...props.network,
       // No --enable-source-maps: reading the maps at start cost 20 to 90 ms of every cold start
       // (npm run bench -- bundles). The maps still ship in the asset: a logged stack is mapped back by
       // running the asset locally with the flag, or with any source-map tool, when someone needs it.
@@ -99,15 +96,15 @@ export class ServiceFunction extends Construct {
           code: lambda.Code.fromInline('exports.handler = async () => ({ statusCode: 503, body: "" });'),
         });
 
-    Validations.of(this.fn).acknowledge(
-      {
-        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
-        reason: 'AWS-managed basic execution policy: CloudWatch Logs write for the function own log group, nothing else.',
-      },
-      {
+    Validations.of(this.fn).acknowledge({
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+      reason: 'AWS-managed basic execution policy: CloudWatch Logs write for the function own log group, nothing else.',
+    });
+    if (props.network) {
+      Validations.of(this.fn).acknowledge({
         id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole]',
         reason: 'AWS-managed VPC access policy: the ENI permissions Lambda needs to attach the function to the isolated subnets.',
-      },
-    );
+      });
+    }
   }
 }

@@ -20,13 +20,17 @@ import { startFront, type Front } from './support/pg-front.js';
 
 /**
  * Deployment rehearsal, on real parts: the cloud assembly `npm run synth` builds (real esbuild bundles,
- * cdk-nag), each function bundle run in a plain `node` process with exactly the environment its template
- * gives it, a freshly created empty database, the README's onboarding commands run verbatim, one run
- * loaded by the data contract's example, then the API answering through its own bundles.
+ * cdk-nag), each function bundle run in a plain `node` process with the environment its template gives
+ * it (plus Lambda's own variables and the stand-ins' few additions, below), a freshly created empty
+ * database, the README's onboarding commands run verbatim, one run loaded by the data contract's example
+ * through the README's tunnel URL, then the API answering through its own bundles; then the README's
+ * demo load on a second empty stage.
  *
  * Only what cannot run here is stood in for, at its boundary:
  *   - values only a deployment knows (Ref, GetAtt, stack outputs, dynamic references) get local
- *     equivalents; every literal of the templates is kept exactly;
+ *     equivalents; every literal of the templates is kept, but the runtime file named below;
+ *   - the environment gains only what stands in for something AWS provides outside it (STAND_IN_ADDITIONS;
+ *     a test checks there is nothing else);
  *   - the RDS Proxy is a TLS front (a CA made now with openssl) that asks for a cleartext password,
  *     verifies the IAM token the function made (shared/aws/sigv4.ts) (SigV4, with the fake credentials
  *     Lambda's environment gives the function), refuses session parameters in the startup packet and runs
@@ -50,6 +54,20 @@ const ADMIN_ARN = `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:rehearsal-
 const CURSOR_ARN = `arn:aws:secretsmanager:${REGION}:${ACCOUNT}:secret:rehearsal-cursor-GhIjKl`;
 /** What the Lambda runtime places on disk, by the literal path a template names. */
 const RUNTIME_FILES = ['/var/runtime/ca-cert.pem'];
+/**
+ * Lambda's defined runtime environment variables (Lambda developer guide, "Defined runtime environment
+ * variables"): what every execution environment has besides the function's own configuration.
+ */
+const LAMBDA_DEFINED = [
+  '_HANDLER', '_X_AMZN_TRACE_ID', 'AWS_DEFAULT_REGION', 'AWS_REGION', 'AWS_EXECUTION_ENV', 'AWS_LAMBDA_FUNCTION_NAME',
+  'AWS_LAMBDA_FUNCTION_MEMORY_SIZE', 'AWS_LAMBDA_FUNCTION_VERSION', 'AWS_LAMBDA_INITIALIZATION_TYPE', 'AWS_LAMBDA_LOG_GROUP_NAME',
+  'AWS_LAMBDA_LOG_STREAM_NAME', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_LAMBDA_RUNTIME_API',
+  'LAMBDA_TASK_ROOT', 'LAMBDA_RUNTIME_DIR', 'LANG', 'PATH', 'LD_LIBRARY_PATH', 'NODE_PATH', 'TZ',
+];
+/** The only variables the rehearsal adds beyond those, each standing in for something AWS provides. */
+const STAND_IN_ADDITIONS = ['AWS_ENDPOINT_URL_DYNAMODB', 'AWS_ENDPOINT_URL_SECRETS_MANAGER', 'NODE_EXTRA_CA_CERTS'] as const;
+/** The bundles the rehearsal runs. */
+const BUNDLES = ['IdentityFn', 'FiguresFn', 'CatalogFn', 'McpFn', 'OpenapiFn', 'MigrationRunnerMigrate'];
 
 const credentials = {
   AWS_ACCESS_KEY_ID: 'ASIAREHEARSAL0000001',
@@ -65,9 +83,12 @@ const cursorSecret = randomBytes(32).toString('hex');
  * A loopback address of its own for each front, 127.x.y.z with x >= 64 (far from 127.0.0.1), free on
  * port 5432: other runs on this machine pick theirs at random too.
  */
+const taken = new Set<string>();
 async function loopback(): Promise<string> {
   for (let attempt = 0; attempt < 20; attempt += 1) {
     const ip = `127.${randomInt(64, 250)}.${randomInt(1, 250)}.${randomInt(2, 250)}`;
+    if (taken.has(ip)) continue;
+    taken.add(ip);
     const probe = net.createServer();
     const free = await new Promise<boolean>((resolve) => probe.once('error', () => resolve(false)).listen(5432, ip, () => resolve(true)));
     if (free) {
@@ -80,6 +101,7 @@ async function loopback(): Promise<string> {
 
 let started: number;
 const timings: Record<string, number> = {};
+const notes: string[] = [];
 let assembly: Assembly;
 let certs: Certificates;
 let proxy: Front;
@@ -93,7 +115,17 @@ let clusterIp: string;
 let ownerUrl: string;
 let teardown: Array<() => Promise<unknown>> = [];
 let lite: PGlite | undefined;
-const invocations: Array<{ fn: string; result: InvokeResult }> = [];
+let initQuery: string | undefined;
+const invocations: Array<{ fn: string; event: unknown; ms: number; result: InvokeResult }> = [];
+
+/** Where a stage's functions find its proxy and cluster stand-ins. */
+interface StageAddresses {
+  proxyIp: string;
+  clusterIp: string;
+}
+const mainStage = (): StageAddresses => ({ proxyIp, clusterIp });
+/** A second stage, for the demo load: its own empty database behind its own stand-ins. */
+let demoStage: StageAddresses;
 
 const byName = (name: string): FunctionSpec => {
   const fn = assembly.functions.find((f) => f.logicalId.startsWith(name));
@@ -102,11 +134,11 @@ const byName = (name: string): FunctionSpec => {
 };
 
 /** The function's environment: the template's variables resolved, plus what Lambda's runtime sets. */
-function environmentOf(fn: FunctionSpec): Record<string, string> {
+function environmentOf(fn: FunctionSpec, stage: StageAddresses = mainStage()): Record<string, string> {
   const local: LocalEquivalents = {
     byResource: {
-      'AWS::RDS::DBProxy.Endpoint': proxyIp,
-      'AWS::RDS::DBCluster.Endpoint.Address': clusterIp,
+      'AWS::RDS::DBProxy.Endpoint': stage.proxyIp,
+      'AWS::RDS::DBCluster.Endpoint.Address': stage.clusterIp,
       'AWS::DynamoDB::Table.Ref': budgetTable,
       'AWS::SecretsManager::Secret.Ref': CURSOR_ARN,
       'AWS::SecretsManager::SecretTargetAttachment.Ref': ADMIN_ARN,
@@ -119,13 +151,20 @@ function environmentOf(fn: FunctionSpec): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(fn.environment)) {
     const value = resolveValue(assembly, fn.stack, v, local);
+    // The runtime's file of Amazon's CAs (the RDS CA among them) is, here, the stand-in cluster's CA.
     env[k] = RUNTIME_FILES.includes(value) ? certs.caFile : value;
   }
+  const additions: Partial<Record<(typeof STAND_IN_ADDITIONS)[number], string>> = {
+    // The SDK clients reach DynamoDB and Secrets Manager at their regional endpoints; here, the stand-ins.
+    AWS_ENDPOINT_URL_DYNAMODB: budget.endpoint,
+    AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
+  };
   // RDS Proxy's certificate is issued by ACM under Amazon Root CA 1, which Node trusts by default, so the
   // service functions' template names no CA. The stand-in proxy's CA takes that built-in trust's place.
-  if (fn.stack === STATELESS && env.NODE_EXTRA_CA_CERTS === undefined && env.DB_HOST !== undefined) env.NODE_EXTRA_CA_CERTS = certs.caFile;
+  if (fn.stack === STATELESS && env.NODE_EXTRA_CA_CERTS === undefined && env.DB_HOST !== undefined) additions.NODE_EXTRA_CA_CERTS = certs.caFile;
   return {
     ...env,
+    ...additions,
     ...credentials,
     AWS_REGION: REGION,
     AWS_DEFAULT_REGION: REGION,
@@ -137,21 +176,20 @@ function environmentOf(fn: FunctionSpec): Record<string, string> {
     TZ: ':UTC',
     LANG: 'en_US.UTF-8',
     PATH: process.env.PATH ?? '/usr/bin:/bin',
-    AWS_ENDPOINT_URL_DYNAMODB: budget.endpoint,
-    AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
   };
 }
 
-async function call(name: string, event: unknown): Promise<InvokeResult> {
+async function call(name: string, event: unknown, stage: StageAddresses = mainStage()): Promise<InvokeResult> {
   const fn = byName(name);
-  const result = await invoke(fn, environmentOf(fn), event);
-  invocations.push({ fn: name, result });
+  const t0 = Date.now();
+  const result = await invoke(fn, environmentOf(fn, stage), event);
+  invocations.push({ fn: name, event, ms: Date.now() - t0, result });
   return result;
 }
 
-async function http(name: string, method: string, url: string, headers: Record<string, string> = {}, body = '') {
+async function http(name: string, method: string, url: string, headers: Record<string, string> = {}, body = '', stage: StageAddresses = mainStage()) {
   const { event } = toApiGatewayEvent({ method, url, rawHeaders: Object.entries(headers).flat(), body });
-  const out = await call(name, event);
+  const out = await call(name, event, stage);
   if (!out.ok) throw new Error(`${name} failed: ${out.errorType}: ${out.errorMessage}\n${out.logs}`);
   const res = out.result as { statusCode: number; headers: Record<string, string>; body: string };
   return { status: res.statusCode, headers: res.headers, text: res.body, json: () => JSON.parse(res.body) as Record<string, any> };
@@ -160,10 +198,32 @@ async function http(name: string, method: string, url: string, headers: Record<s
 /** The fenced block after `<!-- rehearsal:NAME -->` in the README, as its reader sees it. */
 async function readmeBlock(name: string): Promise<string> {
   const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
-  const at = readme.indexOf(`<!-- rehearsal:${name}`);
+  const at = readme.search(new RegExp(`<!-- rehearsal:${name}(?=\\s|-->)`));
   const block = /```(?:sh|bash)\n([\s\S]*?)```/.exec(readme.slice(at));
   if (at < 0 || !block) throw new Error(`README has no block marked rehearsal:${name}`);
   return block[1]!;
+}
+
+/**
+ * The DATABASE_URL of the README's tunnel recipe, its form checked (the tunnel's local end through
+ * hostaddr, verify-full, the CA bundle) and only what differs here mapped: the cluster name the outputs
+ * would give, the tunnel's local address and port (the cluster stand-in's own), the CA file (the stand-in's).
+ */
+async function readmeTunnelUrl(): Promise<string> {
+  const line = /^export DATABASE_URL="([^"]+)"$/m.exec(await readmeBlock('tunnel-url'));
+  if (!line) throw new Error('README tunnel-url block exports no DATABASE_URL');
+  const url = new URL(line[1]!.replace('$CLUSTER', CLUSTER_NAME));
+  expect({ host: url.hostname, port: url.port, user: url.username, path: url.pathname, query: Object.fromEntries(url.searchParams) }).toEqual({
+    host: CLUSTER_NAME,
+    port: '15432',
+    user: 'geo_admin',
+    path: '/geo',
+    query: { hostaddr: '127.0.0.1', sslmode: 'verify-full', sslrootcert: 'global-bundle.pem' },
+  });
+  url.port = '5432';
+  url.searchParams.set('hostaddr', clusterIp);
+  url.searchParams.set('sslrootcert', certs.caFile);
+  return url.toString();
 }
 
 async function sh(script: string, env: Record<string, string>): Promise<string> {
@@ -178,6 +238,83 @@ async function time<T>(label: string, work: () => Promise<T>): Promise<T> {
   } finally {
     timings[label] = Date.now() - t0;
   }
+}
+
+interface Upstream {
+  host: string;
+  port: number;
+  database: string;
+  owner: string;
+}
+
+/** An empty database: a fresh one on the PostgreSQL server named by DATABASE_URL, or an embedded store. */
+async function emptyDatabase(label: string): Promise<{ upstream: Upstream; ownerUrl: string; lite?: PGlite }> {
+  if (process.env.DATABASE_URL) {
+    const server = new URL(process.env.DATABASE_URL);
+    const database = `geo_rehearsal_${label}_${Date.now()}_${process.pid}`;
+    const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${database}`);
+    // Aurora has this role built in; the migration runner grants it to geo_reader. Roles are per server.
+    await admin.query(`DO $$ BEGIN CREATE ROLE rds_iam NOLOGIN; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$`);
+    await admin.end();
+    teardown.push(async () => {
+      const c = new pg.Client({ connectionString: process.env.DATABASE_URL });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+      await c.end();
+    });
+    const upstream = { host: server.hostname, port: Number(server.port || 5432), database, owner: decodeURIComponent(server.username) || 'postgres' };
+    server.pathname = `/${database}`;
+    return { upstream, ownerUrl: server.toString() };
+  }
+  const db = await PGlite.create();
+  await db.exec('CREATE ROLE rds_iam NOLOGIN');
+  const socket = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 16 });
+  await socket.start();
+  const [host, port] = socket.getServerConn().split(':');
+  teardown.push(async () => {
+    await socket.stop();
+    await db.close();
+  });
+  return {
+    upstream: { host: host!, port: Number(port), database: 'postgres', owner: 'postgres' },
+    ownerUrl: `postgres://postgres@${socket.getServerConn()}/postgres?sslmode=disable`,
+    lite: db,
+  };
+}
+
+/** A stage's stand-ins of RDS Proxy and of the cluster endpoint, in front of its database. */
+async function startFronts(stage: StageAddresses, upstream: Upstream): Promise<{ proxy: Front; cluster: Front }> {
+  const proxyFront = await startFront({
+    host: stage.proxyIp,
+    port: 5432,
+    ...certs.server('proxy'),
+    acceptedParameters: ['application_name', 'client_encoding'],
+    ...(initQuery ? { initQuery } : {}),
+    authenticate: (user, password) =>
+      user !== 'geo_reader'
+        ? 'the proxy admits geo_reader only'
+        : verifyIamToken(password, {
+            hostPort: `${stage.proxyIp}:5432`,
+            user,
+            region: REGION,
+            accessKeyId: credentials.AWS_ACCESS_KEY_ID,
+            secretAccessKey: credentials.AWS_SECRET_ACCESS_KEY,
+            sessionToken: credentials.AWS_SESSION_TOKEN,
+          }),
+    upstream: { host: upstream.host, port: upstream.port, user: 'geo_reader', database: upstream.database },
+  });
+  teardown.push(() => proxyFront.close());
+  const clusterFront = await startFront({
+    host: stage.clusterIp,
+    port: 5432,
+    ...certs.server('cluster'),
+    authenticate: (user, password) => (user === 'geo_admin' && password === newPassword ? null : 'wrong password'),
+    upstream: { host: upstream.host, port: upstream.port, user: upstream.owner, database: upstream.database },
+  });
+  teardown.push(() => clusterFront.close());
+  return { proxy: proxyFront, cluster: clusterFront };
 }
 
 beforeAll(async () => {
@@ -201,42 +338,16 @@ beforeAll(async () => {
 
   proxyIp = await loopback();
   clusterIp = await loopback();
-  certs = await makeCertificates({ proxy: [`IP:${proxyIp}`], cluster: [`IP:${clusterIp}`, `DNS:${CLUSTER_NAME}`] });
+  demoStage = { proxyIp: await loopback(), clusterIp: await loopback() };
+  certs = await makeCertificates({
+    proxy: [`IP:${proxyIp}`, `IP:${demoStage.proxyIp}`],
+    cluster: [`IP:${clusterIp}`, `IP:${demoStage.clusterIp}`, `DNS:${CLUSTER_NAME}`],
+  });
   teardown.push(() => rm(certs.dir, { recursive: true, force: true }));
 
-  // An empty database: a fresh one on the PostgreSQL server named by DATABASE_URL, or the embedded store.
-  let upstream: { host: string; port: number; database: string; owner: string };
-  if (process.env.DATABASE_URL) {
-    const server = new URL(process.env.DATABASE_URL);
-    const database = `geo_rehearsal_${Date.now()}_${process.pid}`;
-    const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${database}`);
-    // Aurora has this role built in; the migration runner grants it to geo_reader. Roles are per server.
-    await admin.query(`DO $$ BEGIN CREATE ROLE rds_iam NOLOGIN; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$`);
-    await admin.end();
-    teardown.push(async () => {
-      const c = new pg.Client({ connectionString: process.env.DATABASE_URL });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-      await c.end();
-    });
-    upstream = { host: server.hostname, port: Number(server.port || 5432), database, owner: decodeURIComponent(server.username) || 'postgres' };
-    server.pathname = `/${database}`;
-    ownerUrl = server.toString();
-  } else {
-    lite = await PGlite.create();
-    await lite.exec('CREATE ROLE rds_iam NOLOGIN');
-    const socket = new PGLiteSocketServer({ db: lite, host: '127.0.0.1', port: 0, maxConnections: 16 });
-    await socket.start();
-    const [host, port] = socket.getServerConn().split(':');
-    teardown.push(async () => {
-      await socket.stop();
-      await lite!.close();
-    });
-    upstream = { host: host!, port: Number(port), database: 'postgres', owner: 'postgres' };
-    ownerUrl = `postgres://postgres@${socket.getServerConn()}/postgres?sslmode=disable`;
-  }
+  const main = await emptyDatabase('main');
+  ownerUrl = main.ownerUrl;
+  lite = main.lite;
 
   budget = await startBudgetStore();
   budgetTable = `geo-rehearsal-budget-${randomBytes(4).toString('hex')}`;
@@ -247,35 +358,8 @@ beforeAll(async () => {
   teardown.push(() => secrets.close());
 
   const targetGroup = Object.values(assembly.templates[STATEFUL]!.Resources).find((r) => r.Type === 'AWS::RDS::DBProxyTargetGroup')!;
-  const initQuery = (targetGroup.Properties!.ConnectionPoolConfigurationInfo as { InitQuery?: string }).InitQuery;
-  proxy = await startFront({
-    host: proxyIp,
-    port: 5432,
-    ...certs.server('proxy'),
-    acceptedParameters: ['application_name', 'client_encoding'],
-    ...(initQuery ? { initQuery } : {}),
-    authenticate: (user, password) =>
-      user !== 'geo_reader'
-        ? 'the proxy admits geo_reader only'
-        : verifyIamToken(password, {
-            hostPort: `${proxyIp}:5432`,
-            user,
-            region: REGION,
-            accessKeyId: credentials.AWS_ACCESS_KEY_ID,
-            secretAccessKey: credentials.AWS_SECRET_ACCESS_KEY,
-            sessionToken: credentials.AWS_SESSION_TOKEN,
-          }),
-    upstream: { host: upstream.host, port: upstream.port, user: 'geo_reader', database: upstream.database },
-  });
-  teardown.push(() => proxy.close());
-  cluster = await startFront({
-    host: clusterIp,
-    port: 5432,
-    ...certs.server('cluster'),
-    authenticate: (user, password) => (user === 'geo_admin' && password === newPassword ? null : 'wrong password'),
-    upstream: { host: upstream.host, port: upstream.port, user: upstream.owner, database: upstream.database },
-  });
-  teardown.push(() => cluster.close());
+  initQuery = (targetGroup.Properties!.ConnectionPoolConfigurationInfo as { InitQuery?: string }).InitQuery;
+  ({ proxy, cluster } = await startFronts(mainStage(), main.upstream));
   lambda = await startLambda((name, payload) => call(name, payload));
   teardown.push(() => lambda.close());
 }, 600_000);
@@ -285,7 +369,9 @@ afterAll(async () => {
   teardown = [];
   const failed = invocations.filter((i) => !i.result.ok);
   if (failed.length > 0) console.log(failed.map((f) => `${f.fn}: ${f.result.errorMessage}\n${f.result.logs}`).join('\n'));
-  console.log(`deployment rehearsal: ${Math.round((Date.now() - started) / 1000)} s in all; ${Object.entries(timings).map(([k, v]) => `${k} ${Math.round(v / 100) / 10} s`).join(', ')}`);
+  console.log(
+    `deployment rehearsal: ${Math.round((Date.now() - started) / 1000)} s in all; ${Object.entries(timings).map(([k, v]) => `${k} ${Math.round(v / 100) / 10} s`).join(', ')}${notes.map((n) => `; ${n}`).join('')}`,
+  );
 });
 
 describe('deployment rehearsal: from an empty database to answered calls, through the CDK-built bundles', () => {
@@ -330,14 +416,23 @@ describe('deployment rehearsal: from an empty database to answered calls, throug
     expect(key).not.toBe('');
   }, 300_000);
 
-  test('the tunnel recipe: verify-full against the cluster name through a local address, with the CA bundle; wrong trust or name refused', async () => {
-    const url = (host: string, extra: string) => `postgres://geo_admin@${host}:5432/geo?${extra}`;
-    const ok = await sh('npm run --silent admin -- workspace list --json', {
-      DATABASE_URL: url(CLUSTER_NAME, `hostaddr=${clusterIp}&sslmode=verify-full&sslrootcert=${certs.caFile}`),
-      PGPASSWORD: newPassword,
-      ADMIN_FUNCTION: '',
-    });
-    expect(JSON.parse(ok)).toEqual([expect.objectContaining({ slug: 'acme', active_keys: 1 })]);
+  test("the README's tunnel, as written: the admin CLI and the data contract example through the cluster stand-in, with hostaddr, verify-full and the CA bundle", async () => {
+    const tunnelUrl = await readmeTunnelUrl();
+    const script = await readmeBlock('tunnel');
+    expect(script).toContain('examples/pipeline/load-run.ts');
+    const before = cluster.events.length;
+    const out = await time('tunnel block (README: admin CLI + data contract example)', () =>
+      sh(script, { DATABASE_URL: tunnelUrl, PGPASSWORD: newPassword, ADMIN_FUNCTION: '' }),
+    );
+    const lines = out.trim().split('\n');
+    expect(lines.some((l) => /^acme\s+Acme Inc\.\s+growth\s+1\s+1\s/.test(l))).toBe(true);
+    expect(JSON.parse(lines.pop()!)).toMatchObject({ analysis: 'launch', run: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    // Both logged in at the cluster stand-in, as the owner, with the password: no direct way around it.
+    expect(cluster.events.slice(before)).toEqual([
+      expect.objectContaining({ user: 'geo_admin', database: 'geo', outcome: 'ok' }),
+      expect.objectContaining({ user: 'geo_admin', database: 'geo', outcome: 'ok' }),
+    ]);
+
     const refused = async (u: string) => {
       const c = new pg.Client({ ...adminClientConfig(u), password: newPassword });
       const err = await c.connect().then(
@@ -347,20 +442,18 @@ describe('deployment rehearsal: from an empty database to answered calls, throug
       await c.end().catch(() => undefined);
       return err;
     };
+    const variant = (edit: (u: URL) => void) => {
+      const u = new URL(tunnelUrl);
+      edit(u);
+      return u.toString();
+    };
     // Node's own store does not know the CA (as it does not know the RDS CA): refused.
-    expect(await refused(url(CLUSTER_NAME, `hostaddr=${clusterIp}&sslmode=verify-full`))).toMatch(/certificate/);
+    expect(await refused(variant((u) => u.searchParams.delete('sslrootcert')))).toMatch(/certificate/);
     // The right CA but a name the certificate does not carry: refused.
-    expect(await refused(url('other.example.com', `hostaddr=${clusterIp}&sslmode=verify-full&sslrootcert=${certs.caFile}`))).toMatch(/altnames|Hostname/);
-  }, 120_000);
-
-  test('one run, loaded by the data contract example', async () => {
-    const out = await time('data contract example', () =>
-      sh('npx tsx examples/pipeline/load-run.ts --workspace acme --brand Acme', { DATABASE_URL: ownerUrl }),
-    );
-    expect(JSON.parse(out.trim().split('\n').pop()!)).toMatchObject({ analysis: 'launch' });
+    expect(await refused(variant((u) => (u.hostname = 'other.example.com')))).toMatch(/altnames|Hostname/);
     // The embedded store is one backend for every connection: from here on it acts as the service role.
     if (lite) await lite.exec('SET ROLE geo_reader');
-  }, 120_000);
+  }, 300_000);
 
   test('/me: 200, through the proxy with an IAM token, the statement timeout set by the proxy, not the client', async () => {
     const res = await http('IdentityFn', 'GET', '/api/v1/me', { authorization: `Bearer ${key}` });
@@ -430,6 +523,70 @@ describe('deployment rehearsal: from an empty database to answered calls, throug
       expect(res.headers.allow).toBe(allow);
     }
   }, 120_000);
+
+  test("the README's demo load, verbatim, on a second empty stage through its migration function: well inside the function's timeout, then reads answer", async () => {
+    const db = await time('demo stage: empty database', () => emptyDatabase('demo'));
+    const fronts = await startFronts(demoStage, db.upstream);
+    const demoLambda = await startLambda((name, payload) => call(name, payload, demoStage));
+    teardown.push(() => demoLambda.close());
+    // A new stage's store is migrated by the custom resource during its deployment, before anyone loads it.
+    const migrated = await call('MigrationRunnerMigrate', { RequestType: 'Create', ResourceType: 'Custom::MeasurementStoreSchema', LogicalResourceId: 'MigrationRunnerSchema', ResourceProperties: {} }, demoStage);
+    expect(migrated.ok).toBe(true);
+
+    const script = await readmeBlock('demo');
+    expect(script).toMatch(/npm run admin -- demo load/);
+    const out = await time('demo block (README)', () =>
+      sh(script, { ...credentials, AWS_REGION: REGION, ADMIN_FUNCTION: byName('MigrationRunnerMigrate').logicalId, AWS_ENDPOINT_URL_LAMBDA: demoLambda.endpoint, DATABASE_URL: '' }),
+    );
+    const demoKey = /geo_live_[0-9A-Za-z]+/.exec(out)?.[0] ?? '';
+    expect(demoKey).not.toBe('');
+
+    // The load is one invocation of the migration function: its time against that function's timeout.
+    const loads = invocations.filter((i) => i.fn.startsWith('MigrationRunnerMigrate') && JSON.stringify((i.event as { admin?: unknown }).admin ?? []).startsWith('["demo","load"'));
+    expect(loads).toHaveLength(1);
+    const [load] = loads;
+    expect(load!.result.ok).toBe(true);
+    const timeoutMs = byName('MigrationRunnerMigrate').timeoutSeconds * 1000;
+    notes.push(`demo load: ${(load!.ms / 1000).toFixed(1)} s (function CPU ${((load!.result.cpuMs ?? 0) / 1000).toFixed(1)} s) of the migration function's ${timeoutMs / 1000} s timeout`);
+    // A quarter at most here leaves room for Lambda's third of a vCPU at 512 MB and for a slower database.
+    expect(load!.ms).toBeLessThan(timeoutMs / 4);
+
+    // The embedded store is one backend for every connection: from here on it acts as the service role.
+    if (db.lite) await db.lite.exec('SET ROLE geo_reader');
+    const auth = { authorization: `Bearer ${demoKey}` };
+    const me = await http('IdentityFn', 'GET', '/api/v1/me', auth, '', demoStage);
+    expect(me.status).toBe(200);
+    expect(me.json()).toMatchObject({ workspace: { slug: 'acme' } });
+    const list = await http('IdentityFn', 'GET', '/api/v1/analyses', auth, '', demoStage);
+    expect(list.status).toBe(200);
+    const collected = (list.json().items as Array<{ slug: string; state: string }>).find((a) => a.state === 'collected');
+    expect(collected).toBeDefined();
+    const figures = await http('FiguresFn', 'GET', `/api/v1/analyses/${collected!.slug}/metrics`, auth, '', demoStage);
+    expect(figures.status).toBe(200);
+    expect(figures.json().context).toMatchObject({ state: 'measured' });
+    // Through this stage's own stand-ins: the reads logged in at its proxy, the load at its cluster.
+    expect(fronts.proxy.events.filter((e) => e.outcome === 'ok').length).toBeGreaterThan(0);
+    expect(fronts.cluster.events.filter((e) => e.outcome === 'ok').length).toBeGreaterThanOrEqual(3);
+  }, 600_000);
+
+  test("the bundles ran with their template's environment, Lambda's own variables and only the stand-ins' additions, which the README names", async () => {
+    expect([...new Set(invocations.map((i) => BUNDLES.find((b) => i.fn.startsWith(b))))].sort()).toEqual([...BUNDLES].sort());
+    for (const name of BUNDLES) {
+      const fn = byName(name);
+      const env = environmentOf(fn);
+      for (const [k, v] of Object.entries(fn.environment)) {
+        if (typeof v !== 'string') expect(typeof env[k]).toBe('string');
+        else if (RUNTIME_FILES.includes(v)) expect(env[k]).toBe(certs.caFile);
+        else if (!v.includes('{{resolve:')) expect([k, env[k]]).toEqual([k, v]);
+      }
+      const added = Object.keys(env).filter((k) => !(k in fn.environment) && !LAMBDA_DEFINED.includes(k));
+      const expected = ['AWS_ENDPOINT_URL_DYNAMODB', 'AWS_ENDPOINT_URL_SECRETS_MANAGER', ...(fn.stack === STATELESS && env.DB_HOST ? ['NODE_EXTRA_CA_CERTS'] : [])];
+      expect([name, added.sort()]).toEqual([name, expected.sort()]);
+    }
+    const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+    const rehearsed = readme.slice(readme.indexOf('### Rehearsed here'), readme.indexOf('What cannot run here'));
+    for (const name of [...STAND_IN_ADDITIONS, ...RUNTIME_FILES]) expect(rehearsed).toContain(name);
+  });
 
   test('every call spent the budget in DynamoDB (dynalite) through the SDK the bundles carry', async () => {
     const { DynamoDBClient, ScanCommand } = await import('@aws-sdk/client-dynamodb');

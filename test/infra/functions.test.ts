@@ -17,14 +17,25 @@ describe('service functions', () => {
     isolatedSubnetIds = s.stateful.network.vpc.isolatedSubnets.map((sn) => s.stateful.resolve(sn.subnetId).Ref as string);
   });
 
-  it('every function, including the migration runner, sits in the isolated subnets', () => {
+  it('every function that reaches the store or the budget, the migration runner included, sits in the isolated subnets', () => {
     expect(isolatedSubnetIds).toHaveLength(2);
     const statefulFns = Object.entries(resources(s.statefulTemplate, 'AWS::Lambda::Function')).filter(([id]) => id.startsWith('MigrationRunnerMigrate'));
     expect(statefulFns).toHaveLength(1);
-    for (const fn of [...Object.values(stateless), ...statefulFns.map(([, f]) => f)]) {
+    const inVpc = [...Object.entries(stateless).filter(([id]) => !id.startsWith('OpenapiFn')), ...statefulFns];
+    expect(inVpc).toHaveLength(5);
+    for (const [, fn] of inVpc) {
       const subnets = JSON.stringify((fn.Properties!.VpcConfig as { SubnetIds: unknown }).SubnetIds);
       for (const id of isolatedSubnetIds) expect(subnets).toContain(id);
     }
+  });
+
+  it('the openapi function is outside the VPC: it serves bytes it carries, and needs no path to the proxy', () => {
+    const [, openapi] = Object.entries(stateless).find(([id]) => id.startsWith('OpenapiFn'))!;
+    expect(openapi.Properties!.VpcConfig).toBeUndefined();
+    // Nor the ENI permissions a VPC function's role needs.
+    const roleId = (openapi.Properties!.Role as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0];
+    const role = resources(s.statelessTemplate, 'AWS::IAM::Role')[roleId]!;
+    expect(JSON.stringify(role.Properties!.ManagedPolicyArns)).not.toContain('AWSLambdaVPCAccessExecutionRole');
   });
 
   it('newest Node.js runtime on ARM64', () => {

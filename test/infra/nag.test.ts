@@ -9,6 +9,8 @@ describe('cdk-nag AwsSolutions', () => {
     ['prod', { stage: 'prod' }],
     ['import', { stages: { dev: importStage } }],
     ['domain', { stages: { dev: { domain: { name: 'api.example.com', certificateArn: 'arn:aws:acm:eu-west-1:111111111111:certificate/abc' } } } }],
+    ['bastion', { stages: { dev: { bastion: true } } }],
+    ['import + bastion', { stages: { dev: { ...importStage, bastion: true } } }],
   ])('%s: every finding is fixed or acknowledged', (_name, context) => {
     expect(() => synth(context, { account: '111111111111', region: 'eu-west-1' })).not.toThrow();
   });

@@ -108,6 +108,23 @@ describe('API stage, alarms and metric filters', () => {
     for (const a of Object.values(resources(prod, 'AWS::CloudWatch::Alarm'))) expect(a.Properties!.AlarmActions).toHaveLength(1);
   });
 
+  it("the topic key admits CloudWatch only on behalf of this account's alarms (no confused deputy)", () => {
+    const prod = synth({ stage: 'prod' }, { account: '111111111111', region: 'eu-west-1' }).statelessTemplate;
+    const keys = Object.values(resources(prod, 'AWS::KMS::Key'));
+    expect(keys).toHaveLength(1);
+    const statements = (keys[0]!.Properties!.KeyPolicy as { Statement: Array<Record<string, any>> }).Statement;
+    const forCloudWatch = statements.filter((st) => JSON.stringify(st.Principal).includes('cloudwatch.amazonaws.com'));
+    expect(forCloudWatch).toHaveLength(1);
+    expect(forCloudWatch[0]).toMatchObject({
+      Effect: 'Allow',
+      Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+      Condition: {
+        StringEquals: { 'aws:SourceAccount': '111111111111' },
+        ArnLike: { 'aws:SourceArn': 'arn:aws:cloudwatch:eu-west-1:111111111111:alarm:*' },
+      },
+    });
+  });
+
   it('an optional custom domain maps onto the same stage', () => {
     const withDomain = synth({
       stages: { dev: { domain: { name: 'api.example.com', certificateArn: 'arn:aws:acm:eu-west-1:111111111111:certificate/abc' } } },

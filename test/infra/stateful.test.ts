@@ -1,5 +1,7 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { parseConfig } from '../../shared/config.js';
+import { createPool } from '../../shared/store/db.js';
 import { importStage, resources, synth } from './support.js';
 
 describe('stateful stack (created store)', () => {
@@ -75,6 +77,18 @@ describe('stateful stack (created store)', () => {
     });
   });
 
+  it('the rotation schedule waits for the writer instance: Secrets Manager tests the rotation function when the schedule is created', () => {
+    // Creating the schedule invokes the rotation function at once (its testSecret step logs in), even
+    // with RotateImmediatelyOnUpdate false; before the writer exists nothing accepts that login and the
+    // stack rolls back. The cluster resource alone is not enough: the instance is what serves logins.
+    const json = t.toJSON() as { Resources: Record<string, { Type: string; DependsOn?: string[] }> };
+    const [writer] = Object.keys(resources(t, 'AWS::RDS::DBInstance'));
+    const schedules = Object.values(json.Resources).filter((r) => r.Type === 'AWS::SecretsManager::RotationSchedule');
+    expect(writer).toBeDefined();
+    expect(schedules).toHaveLength(1);
+    expect(schedules[0]!.DependsOn ?? []).toContain(writer);
+  });
+
   it('proxy: closes idle database connections (Aurora may pause) and sets the statement timeout itself', () => {
     t.hasResourceProperties('AWS::RDS::DBProxyTargetGroup', {
       ConnectionPoolConfigurationInfo: Match.objectLike({
@@ -86,6 +100,36 @@ describe('stateful stack (created store)', () => {
     custom.statefulTemplate.hasResourceProperties('AWS::RDS::DBProxyTargetGroup', {
       ConnectionPoolConfigurationInfo: Match.objectLike({ InitQuery: 'SET statement_timeout = 2500' }),
     });
+  });
+
+  it('proxy pool: every setting pinned (borrow = Lambda timeout, all connections, none idle, client idle 30 min)', async () => {
+    const pool = Object.values(resources(t, 'AWS::RDS::DBProxyTargetGroup'))[0]!.Properties!.ConnectionPoolConfigurationInfo;
+    expect(pool).toEqual({
+      ConnectionBorrowTimeout: 27,
+      MaxConnectionsPercent: 100,
+      MaxIdleConnectionsPercent: 0,
+      InitQuery: 'SET statement_timeout = 4000',
+    });
+    t.hasResourceProperties('AWS::RDS::DBProxy', { IdleClientTimeout: 1800 });
+    // The borrow timeout follows the Lambda timeout: nobody waits for a connection longer than that.
+    const custom = synth({ stages: { dev: { timeouts: { lambdaSeconds: 20, dbConnectMs: 3000 } } } }, { account: '111111111111', region: 'eu-west-1' });
+    custom.statefulTemplate.hasResourceProperties('AWS::RDS::DBProxyTargetGroup', {
+      ConnectionPoolConfigurationInfo: Match.objectLike({ ConnectionBorrowTimeout: 20 }),
+    });
+    // A running function closes its own idle connections first (the pool's idleTimeoutMillis), so the
+    // proxy's idle-client close only ever meets connections of frozen or retired execution environments.
+    const fnPool = createPool(parseConfig({ DB_HOST: 'proxy.example', CURSOR_SECRET: 'x'.repeat(32) }));
+    try {
+      const idleMs = (fnPool as unknown as { options: { idleTimeoutMillis: number } }).options.idleTimeoutMillis;
+      expect(idleMs).toBeLessThan(1800 * 1000);
+    } finally {
+      await fnPool.end();
+    }
+  });
+
+  it("outputs the writer instance's identifier: the dimension of its ServerlessDatabaseCapacity (README, what to watch)", () => {
+    const [writer] = Object.keys(resources(t, 'AWS::RDS::DBInstance'));
+    t.hasOutput('WriterInstanceId', { Value: { Ref: writer } });
   });
 
   it('cursor secret is generated, never written in the template', () => {
@@ -114,6 +158,8 @@ describe('stateful stack (imported store)', () => {
     t.hasResourceProperties('AWS::RDS::DBProxyTargetGroup', {
       ConnectionPoolConfigurationInfo: Match.objectLike({ MaxIdleConnectionsPercent: 0, InitQuery: 'SET statement_timeout = 4000' }),
     });
+    // The writer of an imported cluster is not this stack's to name.
+    expect(Object.keys(t.toJSON().Outputs)).not.toContain('WriterInstanceId');
   });
 });
 

@@ -105,6 +105,8 @@ export interface InvokeResult {
   result?: unknown;
   errorType?: string;
   errorMessage?: string;
+  /** CPU time of the function's process, cold start included. */
+  cpuMs?: number;
   logs: string;
 }
 
