@@ -13,7 +13,7 @@ import { adminClientConfig } from '../../shared/store/admin-connection.js';
 import { toApiGatewayEvent } from '../../shared/local/adapter.js';
 import { startBudgetStore, type LocalBudgetStore } from '../../shared/local/stores.js';
 import { invoke, readAssembly, resolveValue, type Assembly, type FunctionSpec, type InvokeResult, type LocalEquivalents } from './support/assembly.js';
-import { startLambda, startSecretsManager, type LambdaStandIn, type SecretsStandIn } from './support/aws-stand-ins.js';
+import { startLambda, startSecretsManager, startSignedFront, type LambdaStandIn, type SecretsStandIn, type SignedFront } from './support/aws-stand-ins.js';
 import { makeCertificates, type Certificates } from './support/certs.js';
 import { verifyIamToken } from './support/iam-token.js';
 import { startFront, type Front } from './support/pg-front.js';
@@ -36,7 +36,7 @@ import { startFront, type Front } from './support/pg-front.js';
  *     Lambda's environment gives the function), refuses session parameters in the startup packet and runs
  *     the template's InitQuery upstream; the Aurora endpoint is a TLS front checking the admin password;
  *   - Secrets Manager and Lambda's Invoke are small HTTP endpoints reached by the real SDK clients
- *     (AWS_ENDPOINT_URL_*); DynamoDB is dynalite;
+ *     (AWS_ENDPOINT_URL_*); DynamoDB is dynalite behind a front that checks each request's signature;
  *   - the Lambda runtime provides the AWS SDK to the migration function (external to its bundle) and
  *     the file /var/runtime/ca-cert.pem: here the SDK package and the stand-in CA.
  * Both hostnames resolve to loopback addresses of their own, so the fronts listen on the template's
@@ -109,6 +109,7 @@ let cluster: Front;
 let secrets: SecretsStandIn;
 let lambda: LambdaStandIn;
 let budget: LocalBudgetStore;
+let budgetFront: SignedFront;
 let budgetTable: string;
 let proxyIp: string;
 let clusterIp: string;
@@ -156,7 +157,7 @@ function environmentOf(fn: FunctionSpec, stage: StageAddresses = mainStage()): R
   }
   const additions: Partial<Record<(typeof STAND_IN_ADDITIONS)[number], string>> = {
     // The SDK clients reach DynamoDB and Secrets Manager at their regional endpoints; here, the stand-ins.
-    AWS_ENDPOINT_URL_DYNAMODB: budget.endpoint,
+    AWS_ENDPOINT_URL_DYNAMODB: budgetFront.endpoint,
     AWS_ENDPOINT_URL_SECRETS_MANAGER: secrets.endpoint,
   };
   // RDS Proxy's certificate is issued by ACM under Amazon Root CA 1, which Node trusts by default, so the
@@ -353,6 +354,8 @@ beforeAll(async () => {
   budgetTable = `geo-rehearsal-budget-${randomBytes(4).toString('hex')}`;
   await budget.createTable(budgetTable);
   teardown.push(() => budget.close());
+  budgetFront = await startSignedFront(budget.endpoint, { accessKeyId: credentials.AWS_ACCESS_KEY_ID, secretAccessKey: credentials.AWS_SECRET_ACCESS_KEY, sessionToken: credentials.AWS_SESSION_TOKEN, region: REGION, service: 'dynamodb' });
+  teardown.push(() => budgetFront.close());
   // The admin secret is rotated between the migration runner's first read and its first login.
   secrets = await startSecretsManager({ [ADMIN_ARN]: [adminSecret(oldPassword), adminSecret(newPassword)] });
   teardown.push(() => secrets.close());
@@ -588,7 +591,9 @@ describe('deployment rehearsal: from an empty database to answered calls, throug
     for (const name of [...STAND_IN_ADDITIONS, ...RUNTIME_FILES]) expect(rehearsed).toContain(name);
   });
 
-  test('every call spent the budget in DynamoDB (dynalite) through the SDK the bundles carry', async () => {
+  test('every call spent the budget in DynamoDB (dynalite), each request signed with the role credentials as DynamoDB checks it', async () => {
+    expect(budgetFront.refused).toEqual([]);
+    expect(budgetFront.verified).toBeGreaterThanOrEqual(4);
     const { DynamoDBClient, ScanCommand } = await import('@aws-sdk/client-dynamodb');
     const client = new DynamoDBClient({ endpoint: budget.endpoint, region: REGION, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
     try {

@@ -1,10 +1,12 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { verifySigned, type Signer } from '../../support/sigv4.js';
 
 /**
  * AWS itself, mocked at the SDK boundary only: small HTTP endpoints speaking the wire protocol of the
  * two calls the rehearsal needs, reached by the real SDK clients through the standard
- * AWS_ENDPOINT_URL_<SERVICE> variables. (DynamoDB is dynalite, a full implementation.)
+ * AWS_ENDPOINT_URL_<SERVICE> variables. (DynamoDB is dynalite, a full implementation, behind a front
+ * that checks signatures as DynamoDB does.)
  */
 
 async function body(req: IncomingMessage): Promise<string> {
@@ -90,4 +92,50 @@ export async function startLambda(run: (name: string, payload: unknown) => Promi
     res.end(JSON.stringify(out.ok ? (out.result ?? null) : { errorType: out.errorType, errorMessage: out.errorMessage }));
   });
   return { endpoint: url, close: () => close(server) };
+}
+
+export interface SignedFront {
+  endpoint: string;
+  /** Requests whose signature the AWS SDK's signer confirmed, forwarded upstream. */
+  verified: number;
+  /** Why each other request was refused (403 InvalidSignatureException, as AWS answers). */
+  refused: string[];
+  close(): Promise<void>;
+}
+
+/**
+ * DynamoDB's signature check in front of dynalite (which checks none): each request must be signed by the
+ * function's credentials for the region and service, as test/support/sigv4.ts checks it with the AWS
+ * SDK's own signer; then it goes to dynalite as it came, and dynalite's answer comes back as it is.
+ */
+export async function startSignedFront(upstream: string, signer: Signer): Promise<SignedFront> {
+  const state = { verified: 0, refused: [] as string[] };
+  const target = new URL(upstream);
+  const { url, server } = await listen(async (req, res) => {
+    const text = await body(req);
+    const problem = await verifySigned({ method: req.method ?? '', path: req.url ?? '/', headers: req.headers as Record<string, string>, body: text }, signer);
+    if (problem) {
+      state.refused.push(problem);
+      res.writeHead(403, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-errortype': 'InvalidSignatureException' });
+      res.end(JSON.stringify({ __type: 'com.amazon.coral.service#InvalidSignatureException', message: problem }));
+      return;
+    }
+    state.verified += 1;
+    await new Promise<void>((resolve, reject) => {
+      const out = request({ hostname: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res).on('finish', resolve);
+      });
+      out.on('error', reject);
+      out.end(text);
+    });
+  });
+  return {
+    endpoint: url,
+    get verified() {
+      return state.verified;
+    },
+    refused: state.refused,
+    close: () => close(server),
+  };
 }
