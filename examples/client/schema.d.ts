@@ -316,14 +316,22 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * No server stream (405)
+         * @description In MCP's Streamable HTTP transport this method opens a stream of server-to-client messages. This server is stateless and sends nothing unasked, so it answers 405 `method_not_allowed` with `Allow: POST`, as the transport specification says; MCP clients then carry on with POST alone. Decided before the key: no budget spent.
+         */
+        get: operations["mcp_open_stream"];
         put?: never;
         /**
          * MCP endpoint (Streamable HTTP, stateless)
          * @description The fifteen reads as MCP tools, named by the operationId of each read. Send `Accept: application/json, text/event-stream` and `Content-Type: application/json`. Stateless: no session id, every request stands alone, answers are JSON (never a stream). GET and DELETE answer 405 `method_not_allowed` (no stream to open, no session to end). Each HTTP request is one call of the budget, whatever it carries; a tool result carries the budget left in `_meta.rate_limit`. Tool failures (not found, invalid arguments, expired cursor) are results with `isError: true` whose text is the error body of the REST read. See the README, section "Connecting an assistant (MCP)".
          */
         post: operations["mcp"];
-        delete?: never;
+        /**
+         * No session to end (405)
+         * @description In MCP's Streamable HTTP transport this method ends a session. This server is stateless and sends nothing unasked, so it answers 405 `method_not_allowed` with `Allow: POST`, as the transport specification says; MCP clients then carry on with POST alone. Decided before the key: no budget spent.
+         */
+        delete: operations["mcp_end_session"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1417,6 +1425,22 @@ export interface components {
                 };
             };
         };
+        /** @description - `method_not_allowed`: The path exists, but not under this method; the Allow header lists the methods it takes. */
+        method_not_allowed: {
+            headers: {
+                Allow: components["headers"]["Allow"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["error"] & {
+                    error?: {
+                        /** @enum {unknown} */
+                        code?: "method_not_allowed";
+                    };
+                };
+            };
+        };
         /**
          * @description - `plan_required`: The workspace plan does not include the API. Nothing to fix in the client.
          *
@@ -1506,6 +1530,7 @@ export interface components {
          */
         unauthorized_or_key_revoked: {
             headers: {
+                "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
@@ -1535,8 +1560,12 @@ export interface components {
     };
     requestBodies: never;
     headers: {
+        /** @description The methods the path takes, e.g. `POST`. */
+        Allow: string;
         /** @description Seconds to wait before retrying. */
         "Retry-After": number;
+        /** @description The Bearer challenge of RFC 6750: `Bearer realm="geo-measurement-api", error="invalid_token", error_description="<code>: <what to do>"`, the code being unauthorized or key_revoked. API keys only: there is no OAuth flow to start. */
+        "WWW-Authenticate": string;
         /** @description Calls per minute allowed to the workspace (all its keys and MCP), from its plan. */
         "X-RateLimit-Limit": number;
         /** @description Calls per minute allowed to the workspace (all its keys and MCP), from its plan. Present when the call got as far as the budget (a fault before it carries none). */
@@ -2108,6 +2137,19 @@ export interface operations {
             503: components["responses"]["rate_limit_unavailable_or_upstream_timeout_or_api_disabled"];
         };
     };
+    mcp_open_stream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            405: components["responses"]["method_not_allowed"];
+            503: components["responses"]["api_disabled"];
+        };
+    };
     mcp: {
         parameters: {
             query?: never;
@@ -2214,6 +2256,19 @@ export interface operations {
             429: components["responses"]["rate_limited"];
             500: components["responses"]["internal_error"];
             503: components["responses"]["rate_limit_unavailable_or_upstream_timeout_or_api_disabled"];
+        };
+    };
+    mcp_end_session: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            405: components["responses"]["method_not_allowed"];
+            503: components["responses"]["api_disabled"];
         };
     };
     get_me: {

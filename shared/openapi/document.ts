@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { errorSchema } from '../contracts/error.js';
+import { AUTH_REALM } from '../errors.js';
 import { convert, type JsonSchema } from '../contracts/json-schema.js';
 import { reads as table } from '../reads/registry.js';
 import { isScoped, pathParams, type Family, type ReadDef } from '../reads/types.js';
@@ -68,11 +69,11 @@ const DESCRIPTION = `Read-only measurements of how AI engines mention a tracked 
 
 **Base address.** Every path is relative to the server url \`/api/v1\` on the host that serves this document (e.g. \`https://api.example.com/api/v1/me\`). The version is part of the base address.
 
-**Authentication.** Every read takes \`Authorization: Bearer geo_live_...\` (one API key; no OAuth). Missing or malformed: 401 \`unauthorized\`. Revoked, expired, or its creator lost access: 401 \`key_revoked\`. Plan without API: 403 \`plan_required\`. 401 and 403 are decided before the budget and carry no X-RateLimit-* headers.
+**Authentication.** Every read takes \`Authorization: Bearer geo_live_...\` (one API key; no OAuth). Missing or malformed: 401 \`unauthorized\`. Revoked, expired, or its creator lost access: 401 \`key_revoked\`. Plan without API: 403 \`plan_required\`. Every 401 carries a \`WWW-Authenticate: Bearer\` challenge naming the code (RFC 6750). 401 and 403 are decided before the budget and carry no X-RateLimit-* headers.
 
 **Budget.** Calls are counted per workspace per UTC minute (all its keys and the MCP endpoint share one budget); every authenticated call counts, refused input included. Served responses carry X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset (seconds before the next available call; 0 while budget remains). Past the budget: 429 \`rate_limited\` with Retry-After.
 
-**Errors.** Every failure has the body \`{"error": {"code", "message", "request_id"}}\` (plus \`param\` when one parameter is to blame). Client logic keys on \`code\`; \`message\` may be reworded. Every response carries X-Request-Id, equal to \`request_id\`.
+**Errors.** Every failure has the body \`{"error": {"code", "message", "request_id"}}\` (plus \`param\` when one parameter is to blame). Client logic keys on \`code\`; \`message\` may be reworded. Every response carries X-Request-Id, equal to \`request_id\`. A path under a method it does not take answers 405 \`method_not_allowed\` with an Allow header.
 
 **Input.** Nothing is clamped or guessed: a value outside a read's rules, an unknown or a repeated query key is refused with 422 \`invalid_request\` naming the parameter. \`from\`/\`to\` (inclusive UTC days) go together and exclude \`window\`.
 
@@ -87,6 +88,14 @@ const HEADER_SCHEMAS = {
   'X-RateLimit-Remaining': z.number().int().min(0).describe('Calls left in the current UTC minute, after this one.'),
   'X-RateLimit-Reset': z.number().int().min(0).max(60).describe('Seconds before the next available call; 0 while budget remains.'),
   'Retry-After': z.number().int().min(1).describe('Seconds to wait before retrying.'),
+  // RFC 6750 §3 as shared/errors.ts writes it; the pattern lets a validator hold every 401 to that form.
+  'WWW-Authenticate': z
+    .string()
+    .regex(new RegExp(`^Bearer realm="${AUTH_REALM}", error="invalid_token", error_description="(unauthorized|key_revoked): [^"\\\\]*"$`))
+    .describe(
+      `The Bearer challenge of RFC 6750: \`Bearer realm="${AUTH_REALM}", error="invalid_token", error_description="<code>: <what to do>"\`, the code being unauthorized or key_revoked. API keys only: there is no OAuth flow to start.`,
+    ),
+  Allow: z.string().regex(/^[A-Z]+(, [A-Z]+)*$/).describe('The methods the path takes, e.g. `POST`.'),
 } as const;
 type HeaderName = keyof typeof HEADER_SCHEMAS;
 const BUDGET: HeaderName[] = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
@@ -115,11 +124,13 @@ function headerComponents(): Components['headers'] {
 /** Which headers a response of this status carries (SPEC §4.3 and the order of the chain, DESIGN §2). */
 function headersFor(status: number): Record<string, unknown> {
   const h: Partial<Record<HeaderName, unknown>> = { 'X-Request-Id': headerRef('X-Request-Id', true) };
-  // 401/403 are decided before the budget counter; 5xx may happen on either side of it.
+  // 401/403 are decided before the budget counter, 405 without looking at the key; 5xx may happen on either side of it.
   if (status !== 401 && status !== 403 && status !== 405) {
     for (const name of BUDGET) h[name] = headerRef(name, status < 500);
   }
   if (status === 429 || status === 503) h['Retry-After'] = headerRef('Retry-After', true);
+  if (status === 401) h['WWW-Authenticate'] = headerRef('WWW-Authenticate', true);
+  if (status === 405) h.Allow = headerRef('Allow', true);
   return h;
 }
 
@@ -284,6 +295,22 @@ function mcpOperations(parts: Parts, examples?: Examples): Record<string, Operat
         ...errorResponses([...COMMON_CODES.filter((c) => c !== 'invalid_request'), 'origin_not_allowed'], responses),
       },
     },
+    // The two other methods of the Streamable HTTP transport, which a stateless server answers with 405
+    // (the transport spec's answer for "no stream offered" and "sessions cannot be ended"). No route
+    // takes them: the gateway's $default does, before any key (shared/http/openapi-handler.ts).
+    get: refusedMcpMethod(parts, 'mcp_open_stream', 'No server stream (405)', 'opens a stream of server-to-client messages'),
+    delete: refusedMcpMethod(parts, 'mcp_end_session', 'No session to end (405)', 'ends a session'),
+  };
+}
+
+function refusedMcpMethod(parts: Parts, operationId: string, summary: string, what: string): Operation {
+  return {
+    operationId,
+    tags: ['assistant'],
+    summary,
+    description: `In MCP's Streamable HTTP transport this method ${what}. This server is stateless and sends nothing unasked, so it answers 405 \`method_not_allowed\` with \`Allow: POST\`, as the transport specification says; MCP clients then carry on with POST alone. Decided before the key: no budget spent.`,
+    security: [],
+    responses: errorResponses(['method_not_allowed', 'api_disabled'], parts.responses),
   };
 }
 

@@ -6,6 +6,7 @@ import { describe, expect, test } from '@jest/globals';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { build } from 'esbuild';
 import { UNTRUSTED_KEYWORD, UNTRUSTED_NOTE } from '../../shared/contracts/common.js';
+import { KeyRevoked, MethodNotAllowed, Unauthorized } from '../../shared/errors.js';
 import { buildOpenApi, examplesOf, type OpenApiDocument } from '../../shared/openapi/document.js';
 import { COMMON_CODES } from '../../shared/openapi/errors.js';
 import { OPENAPI_FILE, serializeOpenApi } from '../../shared/openapi/serialize.js';
@@ -72,14 +73,41 @@ describe('what the document states', () => {
     expect(list.description).toMatch(/1\.\.200/);
   });
 
-  test('served responses state the budget headers; 401 does not; 429 adds Retry-After', () => {
+  test('served responses state the budget headers; 401 does not, and states its challenge; 429 adds Retry-After', () => {
     const me = doc.paths['/me']?.get as any;
     expect(Object.keys(me.responses['200'].headers).sort()).toEqual(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Request-Id']);
     const r401 = (doc.components.responses as any).unauthorized_or_key_revoked;
-    expect(Object.keys(r401.headers)).toEqual(['X-Request-Id']);
+    expect(Object.keys(r401.headers)).toEqual(['X-Request-Id', 'WWW-Authenticate']);
     expect(Object.keys((doc.components.responses as any).rate_limited.headers)).toContain('Retry-After');
     expect(doc.security).toEqual([{ bearerAuth: [] }]);
     expect((doc.paths['/openapi.json']?.get as any).security).toEqual([]);
+  });
+
+  test('a 401 states WWW-Authenticate (RFC 6750) in the form the service sends, required', () => {
+    const header = (doc.components.headers as any)['WWW-Authenticate'];
+    expect(header.required).toBe(true);
+    expect(header.description).toMatch(/RFC 6750/);
+    const form = new RegExp(header.schema.pattern);
+    expect(new Unauthorized().headers()['www-authenticate']).toMatch(form);
+    expect(new KeyRevoked().headers()['www-authenticate']).toMatch(form);
+    expect('Bearer realm="x"').not.toMatch(form);
+    for (const op of reads.map((r) => doc.paths[r.path]?.get as any)) {
+      expect(op.responses['401'].$ref).toBe('#/components/responses/unauthorized_or_key_revoked');
+    }
+  });
+
+  test('GET and DELETE /mcp are described as what they answer: 405 with Allow, before any key', () => {
+    const allow = (doc.components.headers as any).Allow;
+    expect(allow.required).toBe(true);
+    for (const method of ['get', 'delete'] as const) {
+      const op = (doc.paths['/mcp'] as any)[method];
+      expect(op.security).toEqual([]);
+      expect(Object.keys(op.responses).sort()).toEqual(['405', '503']);
+      const r405 = (doc.components.responses as any)[op.responses['405'].$ref.split('/').pop()];
+      expect(Object.keys(r405.headers)).toEqual(['X-Request-Id', 'Allow']);
+      expect(r405.content['application/json'].schema.allOf[1].properties.error.properties.code.enum).toEqual(['method_not_allowed']);
+    }
+    expect(new MethodNotAllowed(['POST']).headers().allow).toMatch(new RegExp(allow.schema.pattern));
   });
 
   test('the validator refuses what the document does not allow', () => {
@@ -87,7 +115,10 @@ describe('what the document states', () => {
     const body = { error: { code: 'not_a_code', message: 'x', request_id: '6f1c2b1e-5d8a-4f7e-9c3b-2a1d0e9f8c7b' } };
     expect(() => expectMatchesOpenApi('GET', '/me', { status: 401, headers, text: JSON.stringify(body), body })).toThrow(/openapi/);
     const ok = { error: { ...body.error, code: 'unauthorized' } };
-    expect(() => expectMatchesOpenApi('GET', '/me', { status: 401, headers, text: JSON.stringify(ok), body: ok })).not.toThrow();
+    expect(() => expectMatchesOpenApi('GET', '/me', { status: 401, headers, text: JSON.stringify(ok), body: ok })).toThrow(/WWW-Authenticate/);
+    const challenged = new Headers(headers);
+    challenged.set('www-authenticate', new Unauthorized().headers()['www-authenticate'] as string);
+    expect(() => expectMatchesOpenApi('GET', '/me', { status: 401, headers: challenged, text: JSON.stringify(ok), body: ok })).not.toThrow();
     expect(() => expectMatchesOpenApi('GET', '/me', { status: 200, headers, text: '{}', body: {} })).toThrow(/X-RateLimit/);
     expect(() => expectMatchesOpenApi('GET', '/me', { status: 418, headers, text: JSON.stringify(ok), body: ok })).toThrow(/418/);
   });
