@@ -654,18 +654,12 @@ export interface components {
         };
         /** @description Citations to owned domains over all citations on one day, with the reason when its value is null. */
         day_source_share: {
-            /** @description Denominator of the rate. Integer ≥ 0. */
-            denominator: number;
             /**
              * @description Why value is null, as in source_share; null when value is not null.
              * @enum {string|null}
              */
             null_reason: "no_citations" | "no_owned_domains" | "not_measured" | null;
-            /** @description Numerator of the rate. Integer ≥ 0. */
-            numerator: number;
-            /** @description numerator / denominator, 0..1, rounded to 6 decimals; null when the denominator is 0. */
-            value: number | null;
-        };
+        } & components["schemas"]["day_rate"];
         /** @description What the runs of the window collected and extracted from one engine. */
         engine_coverage: {
             /** @description Answers collected. Integer ≥ 0. */
@@ -691,21 +685,8 @@ export interface components {
         };
         /** @description Headline metrics of one AI engine. */
         engine_metrics: {
-            /** @description Answers collected in the window (volume). Present even while extraction is late: it counts answers of runs still extracting. 0 with state never_collected/no_data. Integer ≥ 0. */
-            answers: number;
-            /** @description Mean order of appearance (1 = named first) of the tracked brand, over the extracted answers that name it, taking its first appearance in each answer. Values ≥ 1; null when count is 0 (nothing to average). */
-            average_position: components["schemas"]["mean"];
             engine: components["schemas"]["engine_ref"];
-            /** @description Answers whose extraction succeeded. They alone make the denominator of visibility: an answer whose extraction failed or is pending cannot be said to mention the brand or not. Integer ≥ 0. */
-            extracted_answers: number;
-            /** @description Mean sentiment of the tracked brand’s scored mentions; unscored mentions are left out. Values -1..1; null when count is 0 (nothing to average). */
-            sentiment: components["schemas"]["mean"];
-            /** @description Tracked-brand mentions over all brand mentions (tracked brand + direct and indirect competitors) in extracted answers, 0..1. */
-            share_of_voice: components["schemas"]["rate"];
-            source_share: components["schemas"]["source_share"];
-            /** @description Share of extracted answers that mention the tracked brand at least once (0..1). numerator: answers naming it; denominator: extracted answers. */
-            visibility: components["schemas"]["rate"];
-        };
+        } & components["schemas"]["headline_metrics"];
         /** @description An AI engine: its key and display name. */
         engine_ref: {
             /** @description Engine identifier, e.g. chatgpt. */
@@ -742,26 +723,13 @@ export interface components {
         };
         /** @description A prompt group with its headline metrics. A prompt’s figures, its whole history included, count in the group it is in now: moving a prompt moves its figures, so a group’s figures are the sum of its prompts in the group prompts read. */
         group_metrics: {
-            /** @description Answers collected in the window (volume). Present even while extraction is late: it counts answers of runs still extracting. 0 with state never_collected/no_data. Integer ≥ 0. */
-            answers: number;
-            /** @description Mean order of appearance (1 = named first) of the tracked brand, over the extracted answers that name it, taking its first appearance in each answer. Values ≥ 1; null when count is 0 (nothing to average). */
-            average_position: components["schemas"]["mean"];
-            /** @description Answers whose extraction succeeded. They alone make the denominator of visibility: an answer whose extraction failed or is pending cannot be said to mention the brand or not. Integer ≥ 0. */
-            extracted_answers: number;
             /** @description Group identifier, or none for the prompts in no group; usable as {group} in the group prompts read. */
             id: string | "none";
             /** @description Group name; null for none. */
             name: string | null;
             /** @description Prompts currently in the group. Integer ≥ 0. */
             prompts: number;
-            /** @description Mean sentiment of the tracked brand’s scored mentions; unscored mentions are left out. Values -1..1; null when count is 0 (nothing to average). */
-            sentiment: components["schemas"]["mean"];
-            /** @description Tracked-brand mentions over all brand mentions (tracked brand + direct and indirect competitors) in extracted answers, 0..1. */
-            share_of_voice: components["schemas"]["rate"];
-            source_share: components["schemas"]["source_share"];
-            /** @description Share of extracted answers that mention the tracked brand at least once (0..1). numerator: answers naming it; denominator: extracted answers. */
-            visibility: components["schemas"]["rate"];
-        };
+        } & components["schemas"]["headline_metrics"];
         /** @description Prompts of one group (or of none) at question grain, with per-engine metrics over the window; ordered by creation, paged by limit and offset on a single page (next_cursor null). */
         group_prompt_list: {
             context: components["schemas"]["measurement_context"];
@@ -1004,22 +972,9 @@ export interface components {
             /** @description The prompt’s headline metrics over every engine. */
             all_engines: components["schemas"]["headline_metrics"];
             /** @description Per AI engine: every configured engine in its configured order, then any other engine that answered in the window. */
-            engines: {
-                /** @description Answers collected in the window (volume). Present even while extraction is late: it counts answers of runs still extracting. 0 with state never_collected/no_data. Integer ≥ 0. */
-                answers: number;
-                /** @description Mean order of appearance (1 = named first) of the tracked brand, over the extracted answers that name it, taking its first appearance in each answer. Values ≥ 1; null when count is 0 (nothing to average). */
-                average_position: components["schemas"]["mean"];
+            engines: ({
                 engine: components["schemas"]["engine_ref"];
-                /** @description Answers whose extraction succeeded. They alone make the denominator of visibility: an answer whose extraction failed or is pending cannot be said to mention the brand or not. Integer ≥ 0. */
-                extracted_answers: number;
-                /** @description Mean sentiment of the tracked brand’s scored mentions; unscored mentions are left out. Values -1..1; null when count is 0 (nothing to average). */
-                sentiment: components["schemas"]["mean"];
-                /** @description Tracked-brand mentions over all brand mentions (tracked brand + direct and indirect competitors) in extracted answers, 0..1. */
-                share_of_voice: components["schemas"]["rate"];
-                source_share: components["schemas"]["source_share"];
-                /** @description Share of extracted answers that mention the tracked brand at least once (0..1). numerator: answers naming it; denominator: extracted answers. */
-                visibility: components["schemas"]["rate"];
-            }[];
+            } & components["schemas"]["headline_metrics"])[];
             prompt: {
                 /** Format: uuid */
                 id: string;
@@ -1030,21 +985,13 @@ export interface components {
         };
         /** @description A rate, 0..1: value = numerator / denominator with its 95% Wilson interval, and the same rate over the comparison period with the change and its significance. */
         rate: {
-            /** @description 95% Wilson score interval of the rate, rounded to 6 decimals; null when the denominator is 0. */
-            ci95: components["schemas"]["interval"] | null;
             /** @description value − previous.value, from unrounded values, then rounded to 6 decimals; null when either is null. */
             delta: number | null;
-            /** @description Denominator of the rate. Integer ≥ 0. */
-            denominator: number;
-            /** @description Numerator of the rate. Integer ≥ 0. */
-            numerator: number;
             /** @description The same rate over the comparison period (context.comparison); null when there is none (window all, or no earlier collection). */
             previous: components["schemas"]["rate_value"] | null;
             /** @description True when the change is outside the noise: the 95% Wilson intervals of the two periods do not overlap. Null when either interval is null. */
             significant: boolean | null;
-            /** @description numerator / denominator, 0..1, rounded to 6 decimals. 0 is a measured zero; null: denominator 0, nothing to measure. */
-            value: number | null;
-        };
+        } & components["schemas"]["rate_value"];
         /** @description A rate over one period: numerator / denominator, with its 95% Wilson interval. */
         rate_value: {
             /** @description 95% Wilson score interval of the rate, rounded to 6 decimals; null when the denominator is 0. */
@@ -1264,26 +1211,12 @@ export interface components {
         };
         /** @description Citations to the analysis’s owned domains (exact domain match, as declared when the run was extracted) over all citations of extracted answers, 0..1: a rate, with the reason when its value is null. */
         source_share: {
-            /** @description 95% Wilson score interval of the rate, rounded to 6 decimals; null when the denominator is 0. */
-            ci95: components["schemas"]["interval"] | null;
-            /** @description value − previous.value, from unrounded values, then rounded to 6 decimals; null when either is null. */
-            delta: number | null;
-            /** @description Denominator of the rate. Integer ≥ 0. */
-            denominator: number;
             /**
              * @description Why value is null: no_owned_domains (the analysis declares no domain of its own), no_citations (answers were measured but none cited a source), not_measured (nothing extracted in the window; see context.state). Null when value is not null.
              * @enum {string|null}
              */
             null_reason: "no_citations" | "no_owned_domains" | "not_measured" | null;
-            /** @description Numerator of the rate. Integer ≥ 0. */
-            numerator: number;
-            /** @description The same rate over the comparison period (context.comparison); null when there is none (window all, or no earlier collection). */
-            previous: components["schemas"]["rate_value"] | null;
-            /** @description True when the change is outside the noise: the 95% Wilson intervals of the two periods do not overlap. Null when either interval is null. */
-            significant: boolean | null;
-            /** @description numerator / denominator, 0..1, rounded to 6 decimals. 0 is a measured zero; null: denominator 0, nothing to measure. */
-            value: number | null;
-        };
+        } & components["schemas"]["rate"];
         /** @description Daily series of the headline metrics; a day with two runs yields its latest run. */
         timeseries: {
             context: components["schemas"]["measurement_context"];

@@ -1,5 +1,5 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { standalone, type JsonSchema } from '../contracts/json-schema.js';
+import { sharePartsWithin, standalone, type JsonSchema } from '../contracts/json-schema.js';
 import { reads } from '../reads/registry.js';
 import type { ReadDef } from '../reads/types.js';
 import { compactSchema, hasUntrusted, markUntrustedSchema, untrustedTransform } from './schema.js';
@@ -74,7 +74,8 @@ function toolOf(read: ReadDef): ToolDef {
     throw new Error(`${read.name}: MCP needs object schemas at the root of input and output`);
   }
   const untrusted = hasUntrusted(contract);
-  const compact = compactSchema(contract, 'output');
+  // Without descriptions more parts match; fields a part shares with an object that extends it are written once.
+  const compact = sharePartsWithin(compactSchema(contract, 'output'));
   const outputSchema = markUntrustedSchema(compact);
   const transform = untrustedTransform(compact);
   return {

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { errorSchema } from '../contracts/error.js';
 import { AUTH_REALM } from '../errors.js';
-import { convert, type JsonSchema } from '../contracts/json-schema.js';
+import { closeReferences, convert, shareParts, type JsonSchema } from '../contracts/json-schema.js';
 import { reads as table } from '../reads/registry.js';
 import { isScoped, pathParams, type Family, type ReadDef } from '../reads/types.js';
 import { BASE_PATH } from '../paths.js';
@@ -397,7 +397,9 @@ export function buildOpenApi(list: readonly ReadDef[] = table, examples?: Exampl
   addSchemas(schemas, convert(jsonRpcReply, 'output', SCHEMAS).defs);
   addSchemas(schemas, convert(errorSchema, 'output', SCHEMAS).defs);
   const parameters = shareParameters(paths);
-  const sorted = Object.fromEntries(Object.keys(schemas).sort().map((k) => [k, schemas[k] as JsonSchema]));
+  // Fields zod's .extend() copies are written once, in the part they come from (see shareParts).
+  const shared = shareParts(schemas, SCHEMAS);
+  const sorted = Object.fromEntries(Object.keys(shared.defs).sort().map((k) => [k, shared.defs[k] as JsonSchema]));
   const families = [...new Set(list.map((r) => r.family))];
   return {
     openapi: OPENAPI_VERSION,
@@ -409,7 +411,7 @@ export function buildOpenApi(list: readonly ReadDef[] = table, examples?: Exampl
       { name: 'assistant', description: 'The Model Context Protocol endpoint exposing the same reads as tools.' },
       { name: 'contract', description: 'This machine-readable description.' },
     ],
-    paths,
+    paths: closeReferences(paths, shared.opened, SCHEMAS),
     components: {
       securitySchemes: {
         bearerAuth: {
@@ -421,7 +423,7 @@ export function buildOpenApi(list: readonly ReadDef[] = table, examples?: Exampl
       },
       parameters,
       headers: headerComponents(),
-      responses: Object.fromEntries(Object.keys(responses).sort().map((k) => [k, responses[k] as ResponseObject])),
+      responses: closeReferences(Object.fromEntries(Object.keys(responses).sort().map((k) => [k, responses[k] as ResponseObject])), shared.opened, SCHEMAS),
       schemas: sorted,
       ...(examples ? { examples: parts.examples } : {}),
     },
