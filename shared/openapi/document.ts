@@ -158,7 +158,7 @@ function errorResponses(codes: readonly string[], shared: Components['responses'
         content: {
           [JSON_TYPE]: {
             schema: {
-              allOf: [{ $ref: `${SCHEMAS}error` }, { type: 'object', properties: { error: { type: 'object', properties: { code: { enum: list } } } } }],
+              allOf: [{ $ref: `${SCHEMAS}error` }, { properties: { error: { properties: { code: { enum: list } } } } }],
             },
           },
         },
@@ -233,7 +233,9 @@ function readOperation(read: ReadDef, parts: Parts, examples?: Examples): Operat
     parameters: parameters(read),
     responses: {
       '200': {
-        description: String(out.root.description ?? read.summary),
+        // The summary, not the schema's description: the schema shows its own right below, and the
+        // operation's description says the same at the top of the page.
+        description: `${read.summary}.`,
         headers: headersFor(200),
         content: jsonContent({ $ref: `${SCHEMAS}${out.id}` }, example),
       },
@@ -263,8 +265,17 @@ const jsonRpcReply = z
     description: 'A JSON-RPC 2.0 response: `result`, or `error` for a protocol-level failure (a failing tool answers a result with isError: true).',
   });
 
-function jsonRpcError(description: string): ResponseObject {
-  return { description, headers: headersFor(400), content: { [JSON_TYPE]: { schema: { $ref: `${SCHEMAS}jsonrpc_response` } } } };
+/**
+ * An HTTP-level refusal of POST /mcp: one response component (the same headers and JSON-RPC error body
+ * for each status), referred to with the status's own description (OpenAPI 3.1 lets a reference carry one).
+ */
+function jsonRpcError(responses: Components['responses'], description: string): { $ref: string; description: string } {
+  responses.jsonrpc_error ??= {
+    description: 'A JSON-RPC error refused at the HTTP level, before any tool runs.',
+    headers: headersFor(400),
+    content: { [JSON_TYPE]: { schema: { $ref: `${SCHEMAS}jsonrpc_response` } } },
+  };
+  return { $ref: '#/components/responses/jsonrpc_error', description };
 }
 
 function mcpOperations(parts: Parts, examples?: Examples): Record<string, Operation> {
@@ -288,10 +299,10 @@ function mcpOperations(parts: Parts, examples?: Examples): Record<string, Operat
           content: jsonContent({ $ref: `${SCHEMAS}jsonrpc_response` }, example),
         },
         '202': { description: 'A notification, accepted; no body.', headers: headersFor(202) },
-        '400': jsonRpcError('Not JSON, not a JSON-RPC message, or a batch (JSON-RPC error -32700 or -32600).'),
-        '406': jsonRpcError('The Accept header does not list both application/json and text/event-stream.'),
-        '413': jsonRpcError('The body is over 1 MB.'),
-        '415': jsonRpcError('The Content-Type is not application/json.'),
+        '400': jsonRpcError(responses, 'Not JSON, not a JSON-RPC message, or a batch (JSON-RPC error -32700 or -32600).'),
+        '406': jsonRpcError(responses, 'The Accept header does not list both application/json and text/event-stream.'),
+        '413': jsonRpcError(responses, 'The body is over 1 MB.'),
+        '415': jsonRpcError(responses, 'The Content-Type is not application/json.'),
         ...errorResponses([...COMMON_CODES.filter((c) => c !== 'invalid_request'), 'origin_not_allowed'], responses),
       },
     },
@@ -308,7 +319,7 @@ function refusedMcpMethod(parts: Parts, operationId: string, summary: string, wh
     operationId,
     tags: ['assistant'],
     summary,
-    description: `In MCP's Streamable HTTP transport this method ${what}. This server is stateless and sends nothing unasked, so it answers 405 \`method_not_allowed\` with \`Allow: POST\`, as the transport specification says; MCP clients then carry on with POST alone. Decided before the key: no budget spent.`,
+    description: `In MCP's Streamable HTTP transport this method ${what}. A stateless server has none, so it answers 405 with \`Allow: POST\` (as the transport specification says) and clients carry on with POST. Decided before the key: no budget spent.`,
     security: [],
     responses: errorResponses(['method_not_allowed', 'api_disabled'], parts.responses),
   };

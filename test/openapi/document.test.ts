@@ -173,10 +173,13 @@ describe('issue 14 point 8: shared parts are named components, referred to, not 
   const schemas = doc.components.schemas as Record<string, any>;
   const refs = (id: string) => text.split(`"$ref": "#/components/schemas/${id}"`).length - 1;
 
-  test('the document without its examples is at most 200 KB pretty-printed', async () => {
-    const withExamples = Buffer.byteLength(await committed());
-    console.log(`openapi.json: ${Buffer.byteLength(text)} bytes without examples, ${withExamples} with; ${Object.keys(schemas).length} schemas, ${Object.keys(doc.components.parameters ?? {}).length} parameters, ${Object.keys(doc.components.responses).length} responses`);
-    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(200 * 1024);
+  test('the document as committed and served, examples included, is at most 200 KB pretty-printed', async () => {
+    // The committed file is what GET /openapi.json serves, byte for byte (see 'the bundled openapi function').
+    const served = Buffer.byteLength(await committed());
+    console.log(
+      `openapi.json as served: ${served} bytes (${Buffer.byteLength(text)} without its examples); ${Object.keys(schemas).length} schemas, ${Object.keys(doc.components.parameters ?? {}).length} parameters, ${Object.keys(doc.components.headers).length} headers, ${Object.keys(doc.components.responses).length} responses`,
+    );
+    expect(served).toBeLessThanOrEqual(200_000);
   });
 
   test('the measurement context, rates, means, intervals... are components, each referred to where used', () => {
