@@ -45,8 +45,9 @@ type Post = (path: string, body: unknown) => Promise<any>;
  * short windows keep the document readable; each summary states the exact request.
  */
 async function collect(get: Get, post: Post, m: DemoManifest): Promise<Examples> {
-  // A small analysis (three engines, three competitors, five prompts) keeps the figure examples short.
-  const a = m.analyses.other_brand;
+  // The smallest analysis the demo collects (Globex's, in the demo's other workspace: two engines, three
+  // competitors, three prompts, six days) keeps the figure examples short; its workspace key reads it.
+  const a = m.analyses.other_workspace;
   const out: Examples = {};
   const show = async (operationId: string, path: string, what: string) => {
     const value = normalise(await get(path));
@@ -54,32 +55,33 @@ async function collect(get: Get, post: Post, m: DemoManifest): Promise<Examples>
     return value;
   };
   await show('get_me', '/me', 'A workspace key');
-  await show('list_analyses', '/analyses?limit=2', 'First page of two');
+  await show('list_analyses', '/analyses', 'Every analysis the key reaches');
   await show('get_analysis', `/analyses/${a}`, 'The demo analysis');
   await show('get_metrics', `/analyses/${a}/metrics`, 'The last collection, compared with the one before');
-  // The window holds a day without a collection (the demo's gap 11 days before its last day).
-  await show('get_metrics_timeseries', `/analyses/${a}/metrics/timeseries?from=${daysBefore(12)}&to=${daysBefore(10)}`, 'Three days, one without a run');
+  // The window starts on a day without a collection: the day before the analysis's first one.
+  await show('get_metrics_timeseries', `/analyses/${a}/metrics/timeseries?from=${daysBefore(6)}&to=${daysBefore(5)}`, 'The first collection and the day before');
   // The other figure reads over the whole history: no comparison period, so their rates are shorter to read.
   await show('list_engines', `/analyses/${a}/engines?window=all`, 'Per engine, whole history');
   await show('list_competitors', `/analyses/${a}/competitors?window=all`, 'Direct and indirect competitors, whole history');
-  await show('list_sources', `/analyses/${a}/sources?window=all&limit=3`, 'The three most cited domains');
+  await show('list_sources', `/analyses/${a}/sources?window=all&limit=2`, 'The two most cited domains');
   const groups = await show('list_groups', `/analyses/${a}/groups?window=all`, 'Every group, whole history');
   await show('list_group_prompts', `/analyses/${a}/groups/${groups.items[0].id}/prompts?window=all&limit=1`, 'First prompt of a group');
   await show('list_prompts', `/analyses/${a}/prompts`, 'The prompt catalogue');
-  const runs = await show('list_runs', `/analyses/${a}/runs?limit=2`, 'The two latest runs');
-  await show('get_run', `/analyses/${a}/runs/${runs.items[1].id}`, 'One run');
-  const day = daysBefore(10);
-  const answers = await show('list_answers', `/analyses/${a}/answers?from=${day}&to=${day}&limit=3`, 'First page of one day');
-  // An ordinary answer (extracted, naming brands and citing sources), not one of the demo's hostile texts.
+  const runs = await show('list_runs', `/analyses/${a}/runs?limit=1`, 'The latest run');
+  await show('get_run', `/analyses/${a}/runs/${runs.items[0].id}`, 'One run');
+  const day = daysBefore(1);
+  await show('list_answers', `/analyses/${a}/answers?from=${day}&to=${day}&limit=2`, 'First page of one day');
+  // An ordinary answer (extracted, naming brands and citing sources) of that day, not one of the demo's hostile texts.
+  const candidates = await get(`/analyses/${a}/answers?from=${day}&to=${day}&limit=10`);
   let shown = false;
-  for (const item of answers.items as Array<{ id: string }>) {
+  for (const item of candidates.items as Array<{ id: string }>) {
     const answer = await get(`/analyses/${a}/answers/${item.id}`);
     if (m.hostileAnswerIds.includes(item.id) || answer.extraction.state !== 'extracted' || answer.mentions.length === 0 || answer.citations.length === 0) continue;
     out.get_answer = { summary: `One answer with its mentions and citations: GET /analyses/${a}/answers/${item.id}`, value: answer };
     shown = true;
     break;
   }
-  if (!shown) throw new Error(`no ordinary extracted answer among the first page of ${day}`);
+  if (!shown) throw new Error(`no ordinary extracted answer among the first ten of ${day}`);
   const request = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_run', arguments: { analysis: a, run: 'latest' } } };
   const reply = await post('/mcp', request);
   if (reply.result?._meta?.rate_limit) normalise(reply.result._meta);
@@ -89,8 +91,8 @@ async function collect(get: Get, post: Post, m: DemoManifest): Promise<Examples>
 
 /**
  * Starts the embedded stack (PGlite seeded with the demo ending on EXAMPLE_END_DATE, dynalite, the local
- * API), makes the calls with the demo workspace key, and stops it. Always the embedded store, whatever
- * DATABASE_URL says, so that every machine writes the same bytes.
+ * API), makes the calls with the key of the demo's other workspace, and stops it. Always the
+ * embedded store, whatever DATABASE_URL says, so that every machine writes the same bytes.
  */
 export async function generateExamples(): Promise<Examples> {
   process.env.LOG_LEVEL ??= 'SILENT';
@@ -110,7 +112,7 @@ export async function generateExamples(): Promise<Examples> {
     const api = await startApi(localConfig(store.readerUrl, budget.endpoint, { BUDGET_TABLE: 'geo-budget-examples', LOG_LEVEL: 'SILENT' }));
     try {
       const manifest = store.manifest as DemoManifest;
-      const headers = { authorization: `Bearer ${manifest.keys.workspace}` };
+      const headers = { authorization: `Bearer ${manifest.keys.other_workspace}` };
       const answer = async (path: string, res: Response) => {
         const text = await res.text();
         if (res.status !== 200) throw new Error(`example call ${path} answered ${res.status}: ${text}`);

@@ -126,8 +126,8 @@ export class MethodNotAllowed extends ApiError {
   readonly code = 'method_not_allowed';
   /** The methods the path does answer, for the Allow header (RFC 9110 §15.5.6 requires it on a 405). */
   readonly allow: readonly string[];
-  constructor(allow: readonly string[], message = `This endpoint only answers ${allow.join(', ')}.`) {
-    super(message);
+  constructor(allow: readonly string[]) {
+    super(`This endpoint only answers ${allow.join(', ')}.`);
     this.allow = allow;
   }
 

@@ -26,19 +26,22 @@ export const isoDay = z.iso
   .date('Expected a calendar day as YYYY-MM-DD.')
   .refine((s) => s >= FIRST_DAY && s <= LAST_DAY, `Days go from ${FIRST_DAY} to ${LAST_DAY}.`);
 
-/** The window parameters of a read: accepted names, and the optional custom from/to days. */
-export function windowParams<const N extends readonly WindowName[]>(accepted: N, defaultName: N[number]) {
+/**
+ * The window parameters of a read: accepted names, and the optional custom from/to days. `meaning`, when
+ * the reads sharing these parameters mean the same by each window, says it once, on the parameter.
+ */
+export function windowParams<const N extends readonly WindowName[]>(accepted: N, defaultName: N[number], meaning?: string) {
   return {
     window: z
       .enum(accepted as unknown as [N[number], ...N[number][]])
       .optional()
-      .describe(`Measurement window, default ${defaultName}. Excludes from/to.`),
+      .describe(meaning ?? `Measurement window, default ${defaultName}. Excludes from/to.`),
     from: isoDay
       .optional()
-      .describe(`First UTC day of a custom window (inclusive), ${FIRST_DAY}..${LAST_DAY}; needs to; span at most ${MAX_WINDOW_DAYS} days.`),
+      .describe(`First UTC day of a custom window, inclusive, ${FIRST_DAY}..${LAST_DAY}; with to, at most ${MAX_WINDOW_DAYS} days.`),
     to: isoDay
       .optional()
-      .describe(`Last UTC day (inclusive), ${FIRST_DAY}..${LAST_DAY}; needs from; span at most ${MAX_WINDOW_DAYS} days.`),
+      .describe(`Last UTC day, inclusive, ${FIRST_DAY}..${LAST_DAY}; with from, at most ${MAX_WINDOW_DAYS} days.`),
   };
 }
 

@@ -10,7 +10,7 @@ export interface paths {
         };
         /**
          * List the analyses the key can read
-         * @description The analyses the key reaches, by slug, paged with limit and cursor. Start here: pass a slug or id as `analysis` to every other read.
+         * @description The analyses the key reaches, by slug (last_collected_at null: never collected), paged with limit and cursor (next_cursor null on the last page). Start here: pass a slug or id as `analysis` to every other read.
          *
          *     MCP tool: `list_analyses`.
          */
@@ -32,7 +32,7 @@ export interface paths {
         };
         /**
          * Get one analysis
-         * @description One analysis by slug or id: tracked brand, owned domains, configured engines and competitors, prompt counts, latest run. An unknown analysis and one outside the key’s reach both answer 404 analysis_not_found.
+         * @description One analysis by slug or id: tracked brand, owned domains, configured engines and competitors (domain null: none configured), prompt counts, latest run (null: none started). Use it to learn what an analysis tracks before reading its figures.
          *
          *     MCP tool: `get_analysis`.
          */
@@ -54,7 +54,7 @@ export interface paths {
         };
         /**
          * List captured answers (identifiers only, no text)
-         * @description Identifiers of captured answers (engine, prompt, run, capture time), no text: open one with get_answer. Calendar-anchored: 7d to 90d end today (UTC), all has no start, from/to are UTC days; default 30d. Most recent first, paged with limit and next_cursor in a keyset order that new answers do not shift. A cursor replayed under another analysis, key or window answers 422 cursor_expired: restart without it.
+         * @description Identifiers of captured answers (engine, prompt, run, capture time), no text: use it to find answers to open with get_answer. Calendar-anchored: 7d to 90d end today (UTC), all has no start, from/to are UTC days; default 30d. Most recent first, paged with limit and next_cursor (null on the last page) in a keyset order that new answers do not shift; a cursor is bound to its analysis, key and window.
          *
          *     MCP tool: `list_answers`.
          */
@@ -76,7 +76,7 @@ export interface paths {
         };
         /**
          * Get one answer: text, mentioned brands and cited sources
-         * @description One captured answer by its id from list_answers: text (verbatim; untrusted), engine, prompt, run, capture time, extraction state, the brands mentioned (position = order of appearance, 1 = first, never a character offset; kind; sentiment -1..1, null if unscored) and the cited sources in order. mentions and citations are null until extracted (extraction.state says why); [] means none found. An unknown answer: 404 not_found.
+         * @description One captured answer by its id from list_answers: text (verbatim; untrusted), engine, prompt, run, capture time, extraction state, the brands mentioned (position = order of appearance, 1 = first, never a character offset; kind; sentiment -1..1, null if unscored) and the cited sources in order. Use it to quote what an engine said. mentions and citations are null until extracted (extraction.state says why); [] means none found.
          *
          *     MCP tool: `get_answer`.
          */
@@ -98,7 +98,7 @@ export interface paths {
         };
         /**
          * Competitors ranked over a window
-         * @description Direct (configured) and indirect (found in answers) competitors ranked by mentions, with share of voice, visibility and average position; the tracked brand with its own rank. All direct ones; the 50 most mentioned indirect ones. Window: last-run (default; the latest collection vs the one before), 7d to 90d (days up to the latest collection vs as many before), all (no comparison) or from/to (UTC days vs the span before).
+         * @description Direct (configured) and indirect (found in answers) competitors ranked by mentions, with share of voice, visibility and average position; the tracked brand with its own rank. All direct ones; the 50 most mentioned indirect ones. Use it to see which brands AI engines name beside or instead of the tracked one.
          *
          *     MCP tool: `list_competitors`.
          */
@@ -120,7 +120,7 @@ export interface paths {
         };
         /**
          * Headline metrics per AI engine
-         * @description The headline figures broken down per AI engine, configured engines first. Window: last-run (default; the latest collection vs the one before), 7d to 90d (days up to the latest collection vs as many before), all (no comparison) or from/to (UTC days vs the span before).
+         * @description The headline figures broken down per AI engine, configured engines first. Use it to compare engines.
          *
          *     MCP tool: `list_engines`.
          */
@@ -142,7 +142,7 @@ export interface paths {
         };
         /**
          * Prompt groups with their metrics
-         * @description Every prompt group (and none: the prompts in no group) with its headline figures. Figures follow a prompt’s current group, history included. Window: last-run (default; the latest collection vs the one before), 7d to 90d (days up to the latest collection vs as many before), all (no comparison) or from/to (UTC days vs the span before).
+         * @description Every prompt group (and none: the prompts in no group) with its headline figures; figures follow a prompt’s current group, history included. Use it to find the topics where the brand is strong or weak, then list_group_prompts for their questions.
          *
          *     MCP tool: `list_groups`.
          */
@@ -164,7 +164,7 @@ export interface paths {
         };
         /**
          * Prompts of a group with per-engine metrics
-         * @description The prompts in one group now (group = none: the prompts in no group), each with its headline figures over all engines and per engine: the only per-prompt figures; the groups read’s figures are the sums of these rows. Paged by limit and offset in creation order; a prompt weighs about 1 KB per engine, so keep pages small. An unknown group answers 404 not_found. Window: last-run (default; the latest collection vs the one before), 7d to 90d (days up to the latest collection vs as many before), all (no comparison) or from/to (UTC days vs the span before).
+         * @description The prompts in one group now, each with its headline figures over all engines and per engine: the only per-prompt figures; the groups read’s figures are the sums of these rows. Use it to find the questions behind a group’s figures. Paged by limit and offset in creation order. A prompt weighs about 1 KB per engine, so a large page can exceed what an assistant reads: at 6 engines ask for at most 10.
          *
          *     MCP tool: `list_group_prompts`.
          */
@@ -186,7 +186,7 @@ export interface paths {
         };
         /**
          * Headline metrics over a window
-         * @description Headline figures of the tracked brand: visibility, share of voice, average position, sentiment and source share, each with previous value, delta and (rates) significance. Window: last-run (default; the latest collection vs the one before), 7d to 90d (days up to the latest collection vs as many before), all (no comparison) or from/to (UTC days vs the span before).
+         * @description Headline figures of the tracked brand: visibility, share of voice, average position, sentiment and source share, each with previous value, delta and (rates) significance. Use it first, for how the brand is doing and how that changed.
          *
          *     MCP tool: `get_metrics`.
          */
@@ -208,7 +208,7 @@ export interface paths {
         };
         /**
          * Daily series of headline metrics
-         * @description One point per UTC day: the headline figures of the day’s latest run (rates with numerator and denominator; the summary adds intervals and the comparison); a day without a run is {day, state: no_run}. Window: 7d, 14d, 30d (default), 90d (days up to the latest collection), all (at most 3,660 days of history), or from/to (UTC days, at most 366); no last-run. A day with a run weighs about 0.45 KB: beyond about 150 days (all, a wide from/to) a result can exceed what an assistant reads; ask for 90d or less, or walk from/to spans of three months.
+         * @description One point per UTC day: the headline figures of the day’s latest run (rates with numerator and denominator; the summary adds intervals and the comparison); a day without a run is {day, state: no_run}. Use it for trends. Window: the days up to the latest collection (default 30d), all of them, or from/to (UTC days); no last-run. A day with a run weighs about 0.45 KB, so beyond about 160 days (all, a wide from/to) a result can exceed what an assistant reads: ask for 90d or less, or walk from/to spans of at most 92 days.
          *
          *     MCP tool: `get_metrics_timeseries`.
          */
@@ -230,7 +230,7 @@ export interface paths {
         };
         /**
          * List the prompts of an analysis (no metrics)
-         * @description Every prompt of the analysis with its group (null: none), language and creation date, oldest first, in one page. No figures: per-prompt metrics come from list_group_prompts.
+         * @description Every prompt of the analysis with its group (null: none), language and creation date, oldest first, in one page. No figures: use it to see what is asked; per-prompt figures come from list_group_prompts.
          *
          *     MCP tool: `list_prompts`.
          */
@@ -252,7 +252,7 @@ export interface paths {
         };
         /**
          * List the runs (collections) of an analysis
-         * @description Collection history, most recent start first: state, start, collection and finish times, per-engine counts. One page of at most limit runs (next_cursor always null); truncated says older runs exist. A run weighs about 130 bytes per engine. get_run explains the states.
+         * @description Collection history, most recent start first: state, start, collection and finish times (null until reached), per-engine counts. Use it to see when data was collected. One page of at most limit runs (next_cursor always null); truncated says older runs exist. A run weighs about 130 bytes per engine, so a large page can exceed what an assistant reads: at 6 engines ask for at most 50. get_run explains the states.
          *
          *     MCP tool: `list_runs`.
          */
@@ -274,7 +274,7 @@ export interface paths {
         };
         /**
          * Get one run with per-engine progress
-         * @description One collection with per-engine progress (state; expected, collected, extracted and failed answers; extraction recipe). run: an id from list_runs, or latest (the most recent run, finished or not); an unknown run answers 404 not_found. Run states: collecting -> extracting (collected, not yet extracted) -> finished, any -> failed. Engine states: pending -> collecting -> extracting -> done, any -> failed.
+         * @description One collection with per-engine progress (state; expected, collected, extracted and failed answers; extraction recipe, null until extracted). Use it to check whether the latest figures are complete. Run states: collecting -> extracting (collected, not yet extracted) -> finished, any -> failed. Engine states: pending -> collecting -> extracting -> done, any -> failed.
          *
          *     MCP tool: `get_run`.
          */
@@ -296,7 +296,7 @@ export interface paths {
         };
         /**
          * Cited domains ranked by share of sources
-         * @description Domains AI engines cited, most cited first, with their share of all citations and whether the analysis owns them. One page of limit domains; truncated and total say what was left out. Window: last-run (default; the latest collection vs the one before), 7d to 90d (days up to the latest collection vs as many before), all (no comparison) or from/to (UTC days vs the span before).
+         * @description Domains AI engines cited, most cited first, with their share of all citations and whether the analysis owns them. One page of limit domains; truncated and total say what was left out. Use it to see which sites shape the answers.
          *
          *     MCP tool: `list_sources`.
          */
@@ -316,14 +316,22 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * No server stream (405)
+         * @description In MCP's Streamable HTTP transport this method opens a stream of server-to-client messages. A stateless server has none, so it answers 405 with `Allow: POST` (as the transport specification says) and clients carry on with POST. Decided before the key: no budget spent.
+         */
+        get: operations["mcp_open_stream"];
         put?: never;
         /**
          * MCP endpoint (Streamable HTTP, stateless)
          * @description The fifteen reads as MCP tools, named by the operationId of each read. Send `Accept: application/json, text/event-stream` and `Content-Type: application/json`. Stateless: no session id, every request stands alone, answers are JSON (never a stream). GET and DELETE answer 405 `method_not_allowed` (no stream to open, no session to end). Each HTTP request is one call of the budget, whatever it carries; a tool result carries the budget left in `_meta.rate_limit`. Tool failures (not found, invalid arguments, expired cursor) are results with `isError: true` whose text is the error body of the REST read. See the README, section "Connecting an assistant (MCP)".
          */
         post: operations["mcp"];
-        delete?: never;
+        /**
+         * No session to end (405)
+         * @description In MCP's Streamable HTTP transport this method ends a session. A stateless server has none, so it answers 405 with `Allow: POST` (as the transport specification says) and clients carry on with POST. Decided before the key: no budget spent.
+         */
+        delete: operations["mcp_end_session"];
         options?: never;
         head?: never;
         patch?: never;
@@ -338,7 +346,7 @@ export interface paths {
         };
         /**
          * Describe the calling key
-         * @description The API key, its workspace and plan, the per-minute call budget (ceiling, remaining, seconds to reset) and how many analyses it reaches (0: a valid key that reaches nothing). Use it to check a key or the budget left.
+         * @description The calling API key, its workspace and plan, its scope (brand and pinned_analysis are null when the key is not limited to one), the per-minute call budget (ceiling, remaining, seconds to reset) and how many analyses it reaches (0: a valid key that reaches nothing). Use it to check a key, its reach or the budget left.
          *
          *     MCP tool: `get_me`.
          */
@@ -417,27 +425,7 @@ export interface components {
              */
             last_collected_at: string | null;
             /** @description The most recent run, finished or not; null when none ever started. */
-            latest_run: {
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 UTC timestamp with milliseconds.
-                 */
-                collected_at: string | null;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 UTC timestamp with milliseconds.
-                 */
-                finished_at: string | null;
-                /** Format: uuid */
-                id: string;
-                /**
-                 * Format: date-time
-                 * @description ISO 8601 UTC timestamp with milliseconds.
-                 */
-                started_at: string;
-                /** @enum {string} */
-                state: "collecting" | "extracting" | "finished" | "failed";
-            } | null;
+            latest_run: components["schemas"]["run_ref"] | null;
             name: string;
             /** @description Domains of the brand itself; citations to them make up source share. Empty: source share is null (no_owned_domains). */
             owned_domains: string[];
@@ -646,18 +634,12 @@ export interface components {
         };
         /** @description Citations to owned domains over all citations on one day, with the reason when its value is null. */
         day_source_share: {
-            /** @description Denominator of the rate. Integer ≥ 0. */
-            denominator: number;
             /**
              * @description Why value is null, as in source_share; null when value is not null.
              * @enum {string|null}
              */
             null_reason: "no_citations" | "no_owned_domains" | "not_measured" | null;
-            /** @description Numerator of the rate. Integer ≥ 0. */
-            numerator: number;
-            /** @description numerator / denominator, 0..1, rounded to 6 decimals; null when the denominator is 0. */
-            value: number | null;
-        };
+        } & components["schemas"]["day_rate"];
         /** @description What the runs of the window collected and extracted from one engine. */
         engine_coverage: {
             /** @description Answers collected. Integer ≥ 0. */
@@ -683,21 +665,8 @@ export interface components {
         };
         /** @description Headline metrics of one AI engine. */
         engine_metrics: {
-            /** @description Answers collected in the window (volume). Present even while extraction is late: it counts answers of runs still extracting. 0 with state never_collected/no_data. Integer ≥ 0. */
-            answers: number;
-            /** @description Mean order of appearance (1 = named first) of the tracked brand, over the extracted answers that name it, taking its first appearance in each answer. Values ≥ 1; null when count is 0 (nothing to average). */
-            average_position: components["schemas"]["mean"];
             engine: components["schemas"]["engine_ref"];
-            /** @description Answers whose extraction succeeded. They alone make the denominator of visibility: an answer whose extraction failed or is pending cannot be said to mention the brand or not. Integer ≥ 0. */
-            extracted_answers: number;
-            /** @description Mean sentiment of the tracked brand’s scored mentions; unscored mentions are left out. Values -1..1; null when count is 0 (nothing to average). */
-            sentiment: components["schemas"]["mean"];
-            /** @description Tracked-brand mentions over all brand mentions (tracked brand + direct and indirect competitors) in extracted answers, 0..1. */
-            share_of_voice: components["schemas"]["rate"];
-            source_share: components["schemas"]["source_share"];
-            /** @description Share of extracted answers that mention the tracked brand at least once (0..1). numerator: answers naming it; denominator: extracted answers. */
-            visibility: components["schemas"]["rate"];
-        };
+        } & components["schemas"]["headline_metrics"];
         /** @description An AI engine: its key and display name. */
         engine_ref: {
             /** @description Engine identifier, e.g. chatgpt. */
@@ -734,26 +703,13 @@ export interface components {
         };
         /** @description A prompt group with its headline metrics. A prompt’s figures, its whole history included, count in the group it is in now: moving a prompt moves its figures, so a group’s figures are the sum of its prompts in the group prompts read. */
         group_metrics: {
-            /** @description Answers collected in the window (volume). Present even while extraction is late: it counts answers of runs still extracting. 0 with state never_collected/no_data. Integer ≥ 0. */
-            answers: number;
-            /** @description Mean order of appearance (1 = named first) of the tracked brand, over the extracted answers that name it, taking its first appearance in each answer. Values ≥ 1; null when count is 0 (nothing to average). */
-            average_position: components["schemas"]["mean"];
-            /** @description Answers whose extraction succeeded. They alone make the denominator of visibility: an answer whose extraction failed or is pending cannot be said to mention the brand or not. Integer ≥ 0. */
-            extracted_answers: number;
             /** @description Group identifier, or none for the prompts in no group; usable as {group} in the group prompts read. */
             id: string | "none";
             /** @description Group name; null for none. */
             name: string | null;
             /** @description Prompts currently in the group. Integer ≥ 0. */
             prompts: number;
-            /** @description Mean sentiment of the tracked brand’s scored mentions; unscored mentions are left out. Values -1..1; null when count is 0 (nothing to average). */
-            sentiment: components["schemas"]["mean"];
-            /** @description Tracked-brand mentions over all brand mentions (tracked brand + direct and indirect competitors) in extracted answers, 0..1. */
-            share_of_voice: components["schemas"]["rate"];
-            source_share: components["schemas"]["source_share"];
-            /** @description Share of extracted answers that mention the tracked brand at least once (0..1). numerator: answers naming it; denominator: extracted answers. */
-            visibility: components["schemas"]["rate"];
-        };
+        } & components["schemas"]["headline_metrics"];
         /** @description Prompts of one group (or of none) at question grain, with per-engine metrics over the window; ordered by creation, paged by limit and offset on a single page (next_cursor null). */
         group_prompt_list: {
             context: components["schemas"]["measurement_context"];
@@ -996,22 +952,9 @@ export interface components {
             /** @description The prompt’s headline metrics over every engine. */
             all_engines: components["schemas"]["headline_metrics"];
             /** @description Per AI engine: every configured engine in its configured order, then any other engine that answered in the window. */
-            engines: {
-                /** @description Answers collected in the window (volume). Present even while extraction is late: it counts answers of runs still extracting. 0 with state never_collected/no_data. Integer ≥ 0. */
-                answers: number;
-                /** @description Mean order of appearance (1 = named first) of the tracked brand, over the extracted answers that name it, taking its first appearance in each answer. Values ≥ 1; null when count is 0 (nothing to average). */
-                average_position: components["schemas"]["mean"];
+            engines: ({
                 engine: components["schemas"]["engine_ref"];
-                /** @description Answers whose extraction succeeded. They alone make the denominator of visibility: an answer whose extraction failed or is pending cannot be said to mention the brand or not. Integer ≥ 0. */
-                extracted_answers: number;
-                /** @description Mean sentiment of the tracked brand’s scored mentions; unscored mentions are left out. Values -1..1; null when count is 0 (nothing to average). */
-                sentiment: components["schemas"]["mean"];
-                /** @description Tracked-brand mentions over all brand mentions (tracked brand + direct and indirect competitors) in extracted answers, 0..1. */
-                share_of_voice: components["schemas"]["rate"];
-                source_share: components["schemas"]["source_share"];
-                /** @description Share of extracted answers that mention the tracked brand at least once (0..1). numerator: answers naming it; denominator: extracted answers. */
-                visibility: components["schemas"]["rate"];
-            }[];
+            } & components["schemas"]["headline_metrics"])[];
             prompt: {
                 /** Format: uuid */
                 id: string;
@@ -1022,21 +965,13 @@ export interface components {
         };
         /** @description A rate, 0..1: value = numerator / denominator with its 95% Wilson interval, and the same rate over the comparison period with the change and its significance. */
         rate: {
-            /** @description 95% Wilson score interval of the rate, rounded to 6 decimals; null when the denominator is 0. */
-            ci95: components["schemas"]["interval"] | null;
             /** @description value − previous.value, from unrounded values, then rounded to 6 decimals; null when either is null. */
             delta: number | null;
-            /** @description Denominator of the rate. Integer ≥ 0. */
-            denominator: number;
-            /** @description Numerator of the rate. Integer ≥ 0. */
-            numerator: number;
             /** @description The same rate over the comparison period (context.comparison); null when there is none (window all, or no earlier collection). */
             previous: components["schemas"]["rate_value"] | null;
             /** @description True when the change is outside the noise: the 95% Wilson intervals of the two periods do not overlap. Null when either interval is null. */
             significant: boolean | null;
-            /** @description numerator / denominator, 0..1, rounded to 6 decimals. 0 is a measured zero; null: denominator 0, nothing to measure. */
-            value: number | null;
-        };
+        } & components["schemas"]["rate_value"];
         /** @description A rate over one period: numerator / denominator, with its 95% Wilson interval. */
         rate_value: {
             /** @description 95% Wilson score interval of the rate, rounded to 6 decimals; null when the denominator is 0. */
@@ -1050,50 +985,13 @@ export interface components {
         };
         /** @description One collection (run) of the analysis, with per-engine progress: state, expected, collected, extracted and failed answers, and extraction recipe. */
         run: {
-            /**
-             * Format: date-time
-             * @description When collection ended; null while collecting (or if the run failed before).
-             */
-            collected_at: string | null;
             /** @description Per-engine progress, in the order of the analysis engines. */
-            engines: {
-                /** @description Answers captured so far. */
-                collected: number;
-                /** @description Engine key, as in the analysis engines. */
-                engine: string;
-                /** @description Answers the run expects from this engine (one per prompt). */
-                expected: number;
-                /** @description Captured answers whose brands and sources have been extracted. */
-                extracted: number;
-                /** @description Answers that could not be collected. */
-                failed: number;
+            engines: ({
                 /** @description Display name of the engine. */
                 name: string;
                 /** @description Extraction recipe that produced the mentions and citations of this engine’s answers; null while nothing is extracted, or when the engine failed before extraction. */
                 recipe: string | null;
-                /**
-                 * @description State of one engine inside the run. pending: not started; collecting: answers are being captured; extracting: capture ended, extraction under way; done: every collected answer went through extraction; failed: the engine stopped (for instance an outage; its answers may be missing). Transitions: pending -> collecting -> extracting -> done; any state -> failed. done and failed are final.
-                 * @enum {string}
-                 */
-                state: "pending" | "collecting" | "extracting" | "done" | "failed";
-            }[];
-            /**
-             * Format: date-time
-             * @description When extraction ended; null until then (collected but not extracted: extraction is late).
-             */
-            finished_at: string | null;
-            /** Format: uuid */
-            id: string;
-            /**
-             * Format: date-time
-             * @description When collection started.
-             */
-            started_at: string;
-            /**
-             * @description State of the run. collecting: engines are being asked; extracting: collection ended (collected_at set, the run counts as a finished collection) and brands and sources are being extracted from the answers; finished: extraction ended (finished_at set), figures are measured; failed: the run stopped. Transitions: collecting -> extracting -> finished; any state -> failed. finished and failed are final.
-             * @enum {string}
-             */
-            state: "collecting" | "extracting" | "finished" | "failed";
+            } & components["schemas"]["run_engine"])[];
             /** @description Sums over the engines of the run. */
             totals: {
                 /** @description Answers captured so far. */
@@ -1105,6 +1003,24 @@ export interface components {
                 /** @description Answers that could not be collected. */
                 failed: number;
             };
+        } & components["schemas"]["run_ref"];
+        /** @description One engine of a run: its state and answer counts. */
+        run_engine: {
+            /** @description Answers captured so far. */
+            collected: number;
+            /** @description Engine key, as in the analysis engines. */
+            engine: string;
+            /** @description Answers the run expects from this engine (one per prompt). */
+            expected: number;
+            /** @description Captured answers whose brands and sources have been extracted. */
+            extracted: number;
+            /** @description Answers that could not be collected. */
+            failed: number;
+            /**
+             * @description State of one engine inside the run. pending: not started; collecting: answers are being captured; extracting: capture ended, extraction under way; done: every collected answer went through extraction; failed: the engine stopped (for instance an outage; its answers may be missing). Transitions: pending -> collecting -> extracting -> done; any state -> failed. done and failed are final.
+             * @enum {string}
+             */
+            state: "pending" | "collecting" | "extracting" | "done" | "failed";
         };
         /** @description Runs of the analysis, most recent first; one page (next_cursor null, truncated when older runs exist). */
         run_list: {
@@ -1120,49 +1036,9 @@ export interface components {
         run_ref: {
             /**
              * Format: date-time
-             * @description ISO 8601 UTC timestamp with milliseconds.
-             */
-            collected_at: string | null;
-            /**
-             * Format: date-time
-             * @description End of extraction; null while extracting.
-             */
-            finished_at: string | null;
-            /** Format: uuid */
-            id: string;
-            /**
-             * Format: date-time
-             * @description ISO 8601 UTC timestamp with milliseconds.
-             */
-            started_at: string;
-            /** @enum {string} */
-            state: "collecting" | "extracting" | "finished" | "failed";
-        };
-        /** @description A run as listed: state, times and per-engine counts. */
-        run_summary: {
-            /**
-             * Format: date-time
              * @description When collection ended; null while collecting (or if the run failed before).
              */
             collected_at: string | null;
-            /** @description Per-engine counts, in the order of the analysis engines. */
-            engines: {
-                /** @description Answers captured so far. */
-                collected: number;
-                /** @description Engine key, as in the analysis engines. */
-                engine: string;
-                /** @description Answers the run expects from this engine (one per prompt). */
-                expected: number;
-                /** @description Captured answers whose brands and sources have been extracted. */
-                extracted: number;
-                /** @description Answers that could not be collected. */
-                failed: number;
-                /**
-                 * @description State of one engine inside the run. pending: not started; collecting: answers are being captured; extracting: capture ended, extraction under way; done: every collected answer went through extraction; failed: the engine stopped (for instance an outage; its answers may be missing). Transitions: pending -> collecting -> extracting -> done; any state -> failed. done and failed are final.
-                 * @enum {string}
-                 */
-                state: "pending" | "collecting" | "extracting" | "done" | "failed";
-            }[];
             /**
              * Format: date-time
              * @description When extraction ended; null until then (collected but not extracted: extraction is late).
@@ -1181,6 +1057,11 @@ export interface components {
              */
             state: "collecting" | "extracting" | "finished" | "failed";
         };
+        /** @description A run as listed: state, times and per-engine counts. */
+        run_summary: {
+            /** @description Per-engine counts, in the order of the analysis engines. */
+            engines: components["schemas"]["run_engine"][];
+        } & components["schemas"]["run_ref"];
         /** @description A UTC day with a collection: the headline figures of its latest run. */
         series_day: {
             /** @description Answers collected by the day’s run. Integer ≥ 0. */
@@ -1256,26 +1137,12 @@ export interface components {
         };
         /** @description Citations to the analysis’s owned domains (exact domain match, as declared when the run was extracted) over all citations of extracted answers, 0..1: a rate, with the reason when its value is null. */
         source_share: {
-            /** @description 95% Wilson score interval of the rate, rounded to 6 decimals; null when the denominator is 0. */
-            ci95: components["schemas"]["interval"] | null;
-            /** @description value − previous.value, from unrounded values, then rounded to 6 decimals; null when either is null. */
-            delta: number | null;
-            /** @description Denominator of the rate. Integer ≥ 0. */
-            denominator: number;
             /**
              * @description Why value is null: no_owned_domains (the analysis declares no domain of its own), no_citations (answers were measured but none cited a source), not_measured (nothing extracted in the window; see context.state). Null when value is not null.
              * @enum {string|null}
              */
             null_reason: "no_citations" | "no_owned_domains" | "not_measured" | null;
-            /** @description Numerator of the rate. Integer ≥ 0. */
-            numerator: number;
-            /** @description The same rate over the comparison period (context.comparison); null when there is none (window all, or no earlier collection). */
-            previous: components["schemas"]["rate_value"] | null;
-            /** @description True when the change is outside the noise: the 95% Wilson intervals of the two periods do not overlap. Null when either interval is null. */
-            significant: boolean | null;
-            /** @description numerator / denominator, 0..1, rounded to 6 decimals. 0 is a measured zero; null: denominator 0, nothing to measure. */
-            value: number | null;
-        };
+        } & components["schemas"]["rate"];
         /** @description Daily series of the headline metrics; a day with two runs yields its latest run. */
         timeseries: {
             context: components["schemas"]["measurement_context"];
@@ -1417,6 +1284,35 @@ export interface components {
                 };
             };
         };
+        /** @description A JSON-RPC error refused at the HTTP level, before any tool runs. */
+        jsonrpc_error: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["jsonrpc_response"];
+            };
+        };
+        /** @description - `method_not_allowed`: The path exists, but not under this method; the Allow header lists the methods it takes. */
+        method_not_allowed: {
+            headers: {
+                Allow: components["headers"]["Allow"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["error"] & {
+                    error?: {
+                        /** @enum {unknown} */
+                        code?: "method_not_allowed";
+                    };
+                };
+            };
+        };
         /**
          * @description - `plan_required`: The workspace plan does not include the API. Nothing to fix in the client.
          *
@@ -1506,6 +1402,7 @@ export interface components {
          */
         unauthorized_or_key_revoked: {
             headers: {
+                "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
@@ -1520,23 +1417,27 @@ export interface components {
         };
     };
     parameters: {
-        /** @description Slug or id of an analysis the key reaches (list_analyses). */
+        /** @description Analysis slug or id, from list_analyses. */
         analysis: string;
-        /** @description next_cursor of the previous page, unchanged; bound to the read, analysis, key and window. */
+        /** @description next_cursor of the previous page, unchanged (bound to its read, analysis, key and window). */
         cursor: string;
-        /** @description First UTC day of a custom window (inclusive), 2000-01-01..2099-12-31; needs to; span at most 366 days. */
+        /** @description First UTC day of a custom window, inclusive, 2000-01-01..2099-12-31; with to, at most 366 days. */
         from: string;
         /** @description Page size, 1..200. */
         limit: number;
-        /** @description Last UTC day (inclusive), 2000-01-01..2099-12-31; needs from; span at most 366 days. */
+        /** @description Last UTC day, inclusive, 2000-01-01..2099-12-31; with from, at most 366 days. */
         to: string;
-        /** @description Measurement window, default last-run. Excludes from/to. */
+        /** @description Default last-run: the latest collection vs the one before; 7d..90d: the days up to the latest collection vs as many before; all: the whole history, no comparison. Excludes from/to (UTC days vs the span before). */
         window: "last-run" | "7d" | "14d" | "30d" | "90d" | "all";
     };
     requestBodies: never;
     headers: {
+        /** @description The methods the path takes, e.g. `POST`. */
+        Allow: string;
         /** @description Seconds to wait before retrying. */
         "Retry-After": number;
+        /** @description The Bearer challenge of RFC 6750: `Bearer realm="geo-measurement-api", error="invalid_token", error_description="<code>: <what to do>"`, the code being unauthorized or key_revoked. API keys only: there is no OAuth flow to start. */
+        "WWW-Authenticate": string;
         /** @description Calls per minute allowed to the workspace (all its keys and MCP), from its plan. */
         "X-RateLimit-Limit": number;
         /** @description Calls per minute allowed to the workspace (all its keys and MCP), from its plan. Present when the call got as far as the budget (a fault before it carries none). */
@@ -1559,7 +1460,7 @@ export interface operations {
     list_analyses: {
         parameters: {
             query?: {
-                /** @description next_cursor of the previous page, unchanged; bound to the read, analysis, key and window. */
+                /** @description next_cursor of the previous page, unchanged (bound to its read, analysis, key and window). */
                 cursor?: components["parameters"]["cursor"];
                 /** @description Page size, 1..200. */
                 limit?: components["parameters"]["limit"];
@@ -1570,7 +1471,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Analyses the key may read, ordered by slug. */
+            /** @description List the analyses the key can read. */
             200: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1596,14 +1497,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Slug or id of an analysis the key reaches (list_analyses). */
+                /** @description Analysis slug or id, from list_analyses. */
                 analysis: components["parameters"]["analysis"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description One analysis: its tracked brand, owned domains, configured engines and competitors. */
+            /** @description Get one analysis. */
             200: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1628,27 +1529,27 @@ export interface operations {
     list_answers: {
         parameters: {
             query?: {
-                /** @description next_cursor of the previous page, unchanged; bound to the read, analysis, key and window. */
+                /** @description next_cursor of the previous page, unchanged (bound to its read, analysis, key and window). */
                 cursor?: components["parameters"]["cursor"];
-                /** @description First UTC day of a custom window (inclusive), 2000-01-01..2099-12-31; needs to; span at most 366 days. */
+                /** @description First UTC day of a custom window, inclusive, 2000-01-01..2099-12-31; with to, at most 366 days. */
                 from?: components["parameters"]["from"];
                 /** @description Page size, 1..100. */
                 limit?: number;
-                /** @description Last UTC day (inclusive), 2000-01-01..2099-12-31; needs from; span at most 366 days. */
+                /** @description Last UTC day, inclusive, 2000-01-01..2099-12-31; with from, at most 366 days. */
                 to?: components["parameters"]["to"];
                 /** @description Measurement window, default 30d. Excludes from/to. */
                 window?: "7d" | "14d" | "30d" | "90d" | "all";
             };
             header?: never;
             path: {
-                /** @description Slug or id of an analysis the key reaches (list_analyses). */
+                /** @description Analysis slug or id, from list_analyses. */
                 analysis: components["parameters"]["analysis"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Identifiers of captured answers in a calendar window, no text; paged with limit and a signed cursor in a stable keyset order. */
+            /** @description List captured answers (identifiers only, no text). */
             200: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1675,16 +1576,16 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Slug or id of an analysis the key reaches (list_analyses). */
+                /** @description Analysis slug or id, from list_analyses. */
                 analysis: components["parameters"]["analysis"];
-                /** @description An answer identifier (UUID) as given by the answers list. */
+                /** @description An answer id from list_answers. */
                 answer: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description One captured answer: its text (untrusted third-party content, returned verbatim as data), engine, prompt, run and capture time; the brands mentioned, each with its order of appearance (`position`), kind and sentiment; and the cited sources in order. */
+            /** @description Get one answer: text, mentioned brands and cited sources. */
             200: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1709,23 +1610,23 @@ export interface operations {
     list_competitors: {
         parameters: {
             query?: {
-                /** @description First UTC day of a custom window (inclusive), 2000-01-01..2099-12-31; needs to; span at most 366 days. */
+                /** @description First UTC day of a custom window, inclusive, 2000-01-01..2099-12-31; with to, at most 366 days. */
                 from?: components["parameters"]["from"];
-                /** @description Last UTC day (inclusive), 2000-01-01..2099-12-31; needs from; span at most 366 days. */
+                /** @description Last UTC day, inclusive, 2000-01-01..2099-12-31; with from, at most 366 days. */
                 to?: components["parameters"]["to"];
-                /** @description Measurement window, default last-run. Excludes from/to. */
+                /** @description Default last-run: the latest collection vs the one before; 7d..90d: the days up to the latest collection vs as many before; all: the whole history, no comparison. Excludes from/to (UTC days vs the span before). */
                 window?: components["parameters"]["window"];
             };
             header?: never;
             path: {
-                /** @description Slug or id of an analysis the key reaches (list_analyses). */
+                /** @description Analysis slug or id, from list_analyses. */
                 analysis: components["parameters"]["analysis"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Competing brands, direct (configured) and indirect (discovered in answers), ranked by mentions over the window, with the tracked brand’s own rank. Single page: every direct competitor, and the 50 most mentioned indirect ones (ties by name); truncated says more indirect ones were named, total counts them all. */
+            /** @description Competitors ranked over a window. */
             200: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1750,23 +1651,23 @@ export interface operations {
     list_engines: {
         parameters: {
             query?: {
-                /** @description First UTC day of a custom window (inclusive), 2000-01-01..2099-12-31; needs to; span at most 366 days. */
+                /** @description First UTC day of a custom window, inclusive, 2000-01-01..2099-12-31; with to, at most 366 days. */
                 from?: components["parameters"]["from"];
-                /** @description Last UTC day (inclusive), 2000-01-01..2099-12-31; needs from; span at most 366 days. */
+                /** @description Last UTC day, inclusive, 2000-01-01..2099-12-31; with from, at most 366 days. */
                 to?: components["parameters"]["to"];
-                /** @description Measurement window, default last-run. Excludes from/to. */
+                /** @description Default last-run: the latest collection vs the one before; 7d..90d: the days up to the latest collection vs as many before; all: the whole history, no comparison. Excludes from/to (UTC days vs the span before). */
                 window?: components["parameters"]["window"];
             };
             header?: never;
             path: {
-                /** @description Slug or id of an analysis the key reaches (list_analyses). */
+                /** @description Analysis slug or id, from list_analyses. */
                 analysis: components["parameters"]["analysis"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Headline metrics per AI engine over the window: every configured engine, plus any other engine seen in the window. Single page. */
+            /** @description Headline metrics per AI engine. */
             200: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1791,23 +1692,23 @@ export interface operations {
     list_groups: {
         parameters: {
             query?: {
-                /** @description First UTC day of a custom window (inclusive), 2000-01-01..2099-12-31; needs to; span at most 366 days. */
+                /** @description First UTC day of a custom window, inclusive, 2000-01-01..2099-12-31; with to, at most 366 days. */
                 from?: components["parameters"]["from"];
-                /** @description Last UTC day (inclusive), 2000-01-01..2099-12-31; needs from; span at most 366 days. */
+                /** @description Last UTC day, inclusive, 2000-01-01..2099-12-31; with from, at most 366 days. */
                 to?: components["parameters"]["to"];
-                /** @description Measurement window, default last-run. Excludes from/to. */
+                /** @description Default last-run: the latest collection vs the one before; 7d..90d: the days up to the latest collection vs as many before; all: the whole history, no comparison. Excludes from/to (UTC days vs the span before). */
                 window?: components["parameters"]["window"];
             };
             header?: never;
             path: {
-                /** @description Slug or id of an analysis the key reaches (list_analyses). */
+                /** @description Analysis slug or id, from list_analyses. */
                 analysis: components["parameters"]["analysis"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Prompt groups of the analysis with their headline metrics over the window, by name; the pseudo-group none (prompts in no group) last. Single page. */
+            /** @description Prompt groups with their metrics. */
             200: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1832,29 +1733,29 @@ export interface operations {
     list_group_prompts: {
         parameters: {
             query?: {
-                /** @description First UTC day of a custom window (inclusive), 2000-01-01..2099-12-31; needs to; span at most 366 days. */
+                /** @description First UTC day of a custom window, inclusive, 2000-01-01..2099-12-31; with to, at most 366 days. */
                 from?: components["parameters"]["from"];
                 /** @description Page size, 1..200. */
                 limit?: components["parameters"]["limit"];
-                /** @description Prompts to skip, integer 0..100000. Default 0. */
+                /** @description Prompts to skip, 0..100000. */
                 offset?: number;
-                /** @description Last UTC day (inclusive), 2000-01-01..2099-12-31; needs from; span at most 366 days. */
+                /** @description Last UTC day, inclusive, 2000-01-01..2099-12-31; with from, at most 366 days. */
                 to?: components["parameters"]["to"];
-                /** @description Measurement window, default last-run. Excludes from/to. */
+                /** @description Default last-run: the latest collection vs the one before; 7d..90d: the days up to the latest collection vs as many before; all: the whole history, no comparison. Excludes from/to (UTC days vs the span before). */
                 window?: components["parameters"]["window"];
             };
             header?: never;
             path: {
-                /** @description Slug or id of an analysis the key reaches (list_analyses). */
+                /** @description Analysis slug or id, from list_analyses. */
                 analysis: components["parameters"]["analysis"];
-                /** @description A group identifier from the groups read, or none for the prompts in no group. */
+                /** @description A group id from list_groups, or none: the prompts in no group. */
                 group: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Prompts of one group (or of none) at question grain, with per-engine metrics over the window; ordered by creation, paged by limit and offset on a single page (next_cursor null). */
+            /** @description Prompts of a group with per-engine metrics. */
             200: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1879,23 +1780,23 @@ export interface operations {
     get_metrics: {
         parameters: {
             query?: {
-                /** @description First UTC day of a custom window (inclusive), 2000-01-01..2099-12-31; needs to; span at most 366 days. */
+                /** @description First UTC day of a custom window, inclusive, 2000-01-01..2099-12-31; with to, at most 366 days. */
                 from?: components["parameters"]["from"];
-                /** @description Last UTC day (inclusive), 2000-01-01..2099-12-31; needs from; span at most 366 days. */
+                /** @description Last UTC day, inclusive, 2000-01-01..2099-12-31; with from, at most 366 days. */
                 to?: components["parameters"]["to"];
-                /** @description Measurement window, default last-run. Excludes from/to. */
+                /** @description Default last-run: the latest collection vs the one before; 7d..90d: the days up to the latest collection vs as many before; all: the whole history, no comparison. Excludes from/to (UTC days vs the span before). */
                 window?: components["parameters"]["window"];
             };
             header?: never;
             path: {
-                /** @description Slug or id of an analysis the key reaches (list_analyses). */
+                /** @description Analysis slug or id, from list_analyses. */
                 analysis: components["parameters"]["analysis"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Headline metrics of the analysis over the window, with their comparison. */
+            /** @description Headline metrics over a window. */
             200: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1920,23 +1821,23 @@ export interface operations {
     get_metrics_timeseries: {
         parameters: {
             query?: {
-                /** @description First UTC day of a custom window (inclusive), 2000-01-01..2099-12-31; needs to; span at most 366 days. */
+                /** @description First UTC day of a custom window, inclusive, 2000-01-01..2099-12-31; with to, at most 366 days. */
                 from?: components["parameters"]["from"];
-                /** @description Last UTC day (inclusive), 2000-01-01..2099-12-31; needs from; span at most 366 days. */
+                /** @description Last UTC day, inclusive, 2000-01-01..2099-12-31; with from, at most 366 days. */
                 to?: components["parameters"]["to"];
                 /** @description Measurement window, default 30d. Excludes from/to. */
                 window?: "7d" | "14d" | "30d" | "90d" | "all";
             };
             header?: never;
             path: {
-                /** @description Slug or id of an analysis the key reaches (list_analyses). */
+                /** @description Analysis slug or id, from list_analyses. */
                 analysis: components["parameters"]["analysis"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Daily series of the headline metrics; a day with two runs yields its latest run. */
+            /** @description Daily series of headline metrics. */
             200: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1963,14 +1864,14 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Slug or id of an analysis the key reaches (list_analyses). */
+                /** @description Analysis slug or id, from list_analyses. */
                 analysis: components["parameters"]["analysis"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Every prompt of the analysis, with its group, language and creation date, in one page (next_cursor null, truncated false). No metrics: question-grain figures exist only on the prompts of a group (group_prompt_list). */
+            /** @description List the prompts of an analysis (no metrics). */
             200: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2000,14 +1901,14 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Slug or id of an analysis the key reaches (list_analyses). */
+                /** @description Analysis slug or id, from list_analyses. */
                 analysis: components["parameters"]["analysis"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Runs of the analysis, most recent first; one page (next_cursor null, truncated when older runs exist). */
+            /** @description List the runs (collections) of an analysis. */
             200: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2034,16 +1935,16 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Slug or id of an analysis the key reaches (list_analyses). */
+                /** @description Analysis slug or id, from list_analyses. */
                 analysis: components["parameters"]["analysis"];
-                /** @description A run identifier (UUID) from the runs list, or the reserved word `latest` for the most recent run, finished or not. */
+                /** @description A run id from list_runs, or the reserved word `latest`: the most recent run, finished or not. */
                 run: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description One collection (run) of the analysis, with per-engine progress: state, expected, collected, extracted and failed answers, and extraction recipe. */
+            /** @description Get one run with per-engine progress. */
             200: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2068,25 +1969,25 @@ export interface operations {
     list_sources: {
         parameters: {
             query?: {
-                /** @description First UTC day of a custom window (inclusive), 2000-01-01..2099-12-31; needs to; span at most 366 days. */
+                /** @description First UTC day of a custom window, inclusive, 2000-01-01..2099-12-31; with to, at most 366 days. */
                 from?: components["parameters"]["from"];
                 /** @description Page size, 1..200. */
                 limit?: components["parameters"]["limit"];
-                /** @description Last UTC day (inclusive), 2000-01-01..2099-12-31; needs from; span at most 366 days. */
+                /** @description Last UTC day, inclusive, 2000-01-01..2099-12-31; with from, at most 366 days. */
                 to?: components["parameters"]["to"];
-                /** @description Measurement window, default last-run. Excludes from/to. */
+                /** @description Default last-run: the latest collection vs the one before; 7d..90d: the days up to the latest collection vs as many before; all: the whole history, no comparison. Excludes from/to (UTC days vs the span before). */
                 window?: components["parameters"]["window"];
             };
             header?: never;
             path: {
-                /** @description Slug or id of an analysis the key reaches (list_analyses). */
+                /** @description Analysis slug or id, from list_analyses. */
                 analysis: components["parameters"]["analysis"];
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Domains cited by AI engines over the window, ranked by share of citations, owned domains flagged. Single page: limit rows, truncated when more domains were cited, total = domains cited. */
+            /** @description Cited domains ranked by share of sources. */
             200: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2106,6 +2007,19 @@ export interface operations {
             429: components["responses"]["rate_limited"];
             500: components["responses"]["internal_error"];
             503: components["responses"]["rate_limit_unavailable_or_upstream_timeout_or_api_disabled"];
+        };
+    };
+    mcp_open_stream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            405: components["responses"]["method_not_allowed"];
+            503: components["responses"]["api_disabled"];
         };
     };
     mcp: {
@@ -2158,62 +2072,31 @@ export interface operations {
                 content?: never;
             };
             /** @description Not JSON, not a JSON-RPC message, or a batch (JSON-RPC error -32700 or -32600). */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["jsonrpc_response"];
-                };
-            };
+            400: components["responses"]["jsonrpc_error"];
             401: components["responses"]["unauthorized_or_key_revoked"];
             403: components["responses"]["plan_required_or_origin_not_allowed"];
             /** @description The Accept header does not list both application/json and text/event-stream. */
-            406: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["jsonrpc_response"];
-                };
-            };
+            406: components["responses"]["jsonrpc_error"];
             /** @description The body is over 1 MB. */
-            413: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["jsonrpc_response"];
-                };
-            };
+            413: components["responses"]["jsonrpc_error"];
             /** @description The Content-Type is not application/json. */
-            415: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["jsonrpc_response"];
-                };
-            };
+            415: components["responses"]["jsonrpc_error"];
             429: components["responses"]["rate_limited"];
             500: components["responses"]["internal_error"];
             503: components["responses"]["rate_limit_unavailable_or_upstream_timeout_or_api_disabled"];
+        };
+    };
+    mcp_end_session: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            405: components["responses"]["method_not_allowed"];
+            503: components["responses"]["api_disabled"];
         };
     };
     get_me: {
@@ -2225,7 +2108,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The calling key, its workspace, plan, budget and reach. Describes the key, not the data. */
+            /** @description Describe the calling key. */
             200: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];

@@ -24,7 +24,7 @@ export function untrustedText(description: string) {
 }
 
 /** Path parameter naming an analysis by slug or identifier (SPEC §4.1). */
-export const analysisParam = z.string().describe('Slug or id of an analysis the key reaches (list_analyses).');
+export const analysisParam = z.string().describe('Analysis slug or id, from list_analyses.');
 
 /** Page size: integers only, bounds inclusive, nothing clamped (SPEC §4.1 rule 1). */
 export function limitParam(max: number, def: number) {
@@ -34,7 +34,7 @@ export function limitParam(max: number, def: number) {
 export const cursorParam = z
   .string()
   .optional()
-  .describe('next_cursor of the previous page, unchanged; bound to the read, analysis, key and window.');
+  .describe('next_cursor of the previous page, unchanged (bound to its read, analysis, key and window).');
 
 /** SPEC §2.3: items plus next_cursor, truncated, total. */
 export function listOf<T extends z.ZodType>(item: T, id: string, description: string) {

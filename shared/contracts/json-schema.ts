@@ -98,3 +98,123 @@ export function standalone(schema: z.ZodType, io: 'input' | 'output'): JsonSchem
   const others = Object.fromEntries(Object.entries(defs).filter(([name]) => name !== id || JSON.stringify(root).includes(`"#/$defs/${id}"`)));
   return Object.keys(others).length > 0 ? { ...root, $defs: others } : root;
 }
+
+/** Fewer properties than this and a match is a coincidence of shape ({key, name}), not a shared part. */
+const MIN_PART_PROPERTIES = 3;
+
+const isSchema = (x: unknown): x is JsonSchema => typeof x === 'object' && x !== null && !Array.isArray(x);
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+/**
+ * Named parts written once where zod writes them again. `.extend()` copies the fields of the schema it
+ * extends (engine_metrics is headline_metrics plus engine, source_share is rate plus null_reason, rate is
+ * rate_value plus the comparison), so those fields, descriptions included, would stand in several places.
+ * An object whose properties include every property of a named part, identical, and whose required list
+ * includes the part's, becomes `allOf: [{$ref: part}]` plus its own remaining fields (the largest such
+ * part; a part is never its own base, and bases have strictly fewer fields, so there is no cycle).
+ *
+ * Closed objects (`additionalProperties: false`, as the OpenAPI document states responses): JSON Schema
+ * cannot extend a closed schema (the base would refuse the extension's fields), so a part used as a base
+ * is left open, and its closure moves to every place that uses it: `unevaluatedProperties: false` on the
+ * extending object and beside every other reference to the part. In draft 2020-12 that keyword sees the
+ * properties evaluated through `$ref` and `allOf`, so exactly the same instances validate as before.
+ * Open objects (MCP output schemas) just take the `allOf`.
+ *
+ * `defs` are the named parts by id, `refPrefix` how references to them are written; returns the rewritten
+ * parts, the rewritten roots, and the ids made open (whose references outside an `allOf` must carry the
+ * closure: closeReferences does that for the rest of a document).
+ */
+export function shareParts(
+  defs: Record<string, JsonSchema>,
+  refPrefix: string,
+  roots: JsonSchema[] = [],
+): { defs: Record<string, JsonSchema>; roots: JsonSchema[]; opened: Set<string> } {
+  const parts = Object.entries(defs).filter(
+    ([, d]) => d.type === 'object' && isSchema(d.properties) && Object.keys(d.properties).length >= MIN_PART_PROPERTIES,
+  ) as Array<[string, JsonSchema & { properties: Record<string, unknown> }]>;
+  const bases = new Set<string>();
+
+  const baseOf = (node: JsonSchema, self: string | undefined): string | undefined => {
+    const props = node.properties as Record<string, unknown>;
+    const required = (node.required ?? []) as string[];
+    let best: [string, number] | undefined;
+    for (const [id, part] of parts) {
+      const keys = Object.keys(part.properties);
+      if (id === self || keys.length >= Object.keys(props).length || (best && keys.length <= best[1])) continue;
+      if (!keys.every((k) => k in props && same(props[k], part.properties[k]))) continue;
+      if (!((part.required ?? []) as string[]).every((r) => required.includes(r))) continue;
+      best = [id, keys.length];
+    }
+    return best?.[0];
+  };
+
+  const rewrite = (node: JsonSchema, self: string | undefined): JsonSchema => {
+    if (node.type !== 'object' || !isSchema(node.properties)) return node;
+    const base = baseOf(node, self);
+    if (!base) return node;
+    bases.add(base);
+    const inherited = defs[base]?.properties as Record<string, unknown>;
+    const inheritedRequired = (defs[base]?.required ?? []) as string[];
+    const { type: _type, properties, required, additionalProperties, ...rest } = node;
+    const own = Object.fromEntries(Object.entries(properties).filter(([k]) => !(k in inherited)));
+    const ownRequired = ((required ?? []) as string[]).filter((r) => !inheritedRequired.includes(r));
+    return {
+      allOf: [{ $ref: `${refPrefix}${base}` }],
+      properties: own,
+      ...(ownRequired.length > 0 ? { required: ownRequired } : {}),
+      ...(additionalProperties === false ? { unevaluatedProperties: false } : additionalProperties === undefined ? {} : { additionalProperties }),
+      ...rest,
+    };
+  };
+
+  // Bottom-up, so nested objects (a list's items) are matched too; always against the parts as zod wrote them.
+  const walk = (value: unknown, self: string | undefined, top: boolean): unknown => {
+    if (Array.isArray(value)) return value.map((v) => walk(v, undefined, false));
+    if (!isSchema(value)) return value;
+    const node = Object.fromEntries(
+      Object.entries(value).map(([k, v]) =>
+        k === 'properties' && isSchema(v) ? [k, Object.fromEntries(Object.entries(v).map(([p, s]) => [p, walk(s, undefined, false)]))] : [k, walk(v, undefined, false)],
+      ),
+    ) as JsonSchema;
+    return rewrite(node, top ? self : undefined);
+  };
+
+  const outDefs = Object.fromEntries(Object.entries(defs).map(([id, d]) => [id, walk(d, id, true) as JsonSchema]));
+  const outRoots = roots.map((r) => walk(r, undefined, true) as JsonSchema);
+  const opened = new Set<string>();
+  for (const id of bases) {
+    const def = outDefs[id] as JsonSchema;
+    if (def.additionalProperties === false || def.unevaluatedProperties === false) {
+      const { additionalProperties: _a, unevaluatedProperties: _u, ...open } = def;
+      outDefs[id] = open;
+      opened.add(id);
+    }
+  }
+  const close = (s: JsonSchema) => closeReferences(s, opened, refPrefix);
+  return { defs: Object.fromEntries(Object.entries(outDefs).map(([id, d]) => [id, close(d)])), roots: outRoots.map(close), opened };
+}
+
+/**
+ * `unevaluatedProperties: false` beside every reference to an opened part (see shareParts), except the
+ * references an `allOf` extends: those are closed by the extending object itself.
+ */
+export function closeReferences<T>(value: T, opened: ReadonlySet<string>, refPrefix: string): T {
+  if (opened.size === 0) return value;
+  const walk = (v: unknown, extended: boolean): unknown => {
+    if (Array.isArray(v)) return v.map((x) => walk(x, extended));
+    if (!isSchema(v)) return v;
+    const out = Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x, k === 'allOf')])) as JsonSchema;
+    const ref = out.$ref;
+    if (!extended && typeof ref === 'string' && ref.startsWith(refPrefix) && opened.has(ref.slice(refPrefix.length))) out.unevaluatedProperties = false;
+    return out;
+  };
+  return walk(value, false) as T;
+}
+
+/** shareParts on a self-contained schema (its own `$defs`, referred to as `#/$defs/...`). */
+export function sharePartsWithin(schema: JsonSchema): JsonSchema {
+  const { $defs, ...root } = schema;
+  if (!isSchema($defs)) return schema;
+  const out = shareParts($defs as Record<string, JsonSchema>, '#/$defs/', [root]);
+  return { ...out.roots[0], $defs: out.defs };
+}

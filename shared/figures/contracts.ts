@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { day, timestamp, uuid } from '../contracts/common.js';
+import { day, timestamp } from '../contracts/common.js';
+import { runRef } from '../contracts/run.js';
 import { WINDOW_NAMES } from '../windows.js';
 
 /** Shared pieces of the figure schemas (reads 4-10): the measurement context and the figure shapes. */
@@ -140,16 +141,6 @@ export type Headline = z.infer<typeof headlineSchema>;
 export const engineRef = z
   .object({ key: z.string().describe('Engine identifier, e.g. chatgpt.'), name: z.string().describe('Display name of the engine.') })
   .meta({ id: 'engine_ref', description: 'An AI engine: its key and display name.' });
-
-const runRef = z
-  .object({
-    id: uuid,
-    state: z.enum(['collecting', 'extracting', 'finished', 'failed']),
-    started_at: timestamp,
-    collected_at: timestamp.nullable(),
-    finished_at: timestamp.nullable().describe('End of extraction; null while extracting.'),
-  })
-  .meta({ id: 'run_ref', description: 'A collection run: identifier, state and times.' });
 
 export const FIGURE_STATES = ['measured', 'extraction_late', 'no_data', 'never_collected'] as const;
 

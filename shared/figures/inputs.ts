@@ -4,9 +4,10 @@ import { checkWindow, windowParams, WINDOW_NAMES } from '../windows.js';
 
 /** Window parameters of reads 4 and 6-10: every window, default last-run (SPEC §4.2). */
 export const FIGURE_WINDOWS = WINDOW_NAMES;
-export const figureWindow = windowParams(FIGURE_WINDOWS, 'last-run');
-
-export const WINDOW_NOTE =
-  ' Window: last-run (default; the latest collection vs the one before), 7d to 90d (days up to the latest collection vs as many before), all (no comparison) or from/to (UTC days vs the span before).';
+export const figureWindow = windowParams(
+  FIGURE_WINDOWS,
+  'last-run',
+  'Default last-run: the latest collection vs the one before; 7d..90d: the days up to the latest collection vs as many before; all: the whole history, no comparison. Excludes from/to (UTC days vs the span before).',
+);
 
 export const figureInput = z.strictObject({ analysis: analysisParam, ...figureWindow }).superRefine(checkWindow);

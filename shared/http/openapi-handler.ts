@@ -27,10 +27,13 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
  * read table, so this function knows every path without bundling a single read.
  */
 function unknownRouteMiddleware(document: string): MiddlewareObj<Event, Result, Error, CallContext> {
-  const paths = (JSON.parse(document) as { paths: Record<string, Record<string, unknown>> }).paths;
+  const paths = (JSON.parse(document) as { paths: Record<string, Record<string, { responses?: Record<string, unknown> }>> }).paths;
+  // A method the path takes is one the document gives a success to; GET and DELETE /mcp are described
+  // too, but only with the 405 answered here.
+  const serves = (op: { responses?: Record<string, unknown> } | undefined) => Object.keys(op?.responses ?? {}).some((status) => status.startsWith('2'));
   const templates = Object.entries(paths).map(([path, item]) => ({
     path: `${BASE_PATH}${path}`,
-    allow: METHODS.filter((m) => m in item).map((m) => m.toUpperCase()),
+    allow: METHODS.filter((m) => serves(item[m])).map((m) => m.toUpperCase()),
   }));
   return {
     name: 'unknown-route',

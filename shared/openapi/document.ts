@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { errorSchema } from '../contracts/error.js';
-import { convert, type JsonSchema } from '../contracts/json-schema.js';
+import { AUTH_REALM } from '../errors.js';
+import { closeReferences, convert, shareParts, type JsonSchema } from '../contracts/json-schema.js';
 import { reads as table } from '../reads/registry.js';
 import { isScoped, pathParams, type Family, type ReadDef } from '../reads/types.js';
 import { BASE_PATH } from '../paths.js';
@@ -68,11 +69,11 @@ const DESCRIPTION = `Read-only measurements of how AI engines mention a tracked 
 
 **Base address.** Every path is relative to the server url \`/api/v1\` on the host that serves this document (e.g. \`https://api.example.com/api/v1/me\`). The version is part of the base address.
 
-**Authentication.** Every read takes \`Authorization: Bearer geo_live_...\` (one API key; no OAuth). Missing or malformed: 401 \`unauthorized\`. Revoked, expired, or its creator lost access: 401 \`key_revoked\`. Plan without API: 403 \`plan_required\`. 401 and 403 are decided before the budget and carry no X-RateLimit-* headers.
+**Authentication.** Every read takes \`Authorization: Bearer geo_live_...\` (one API key; no OAuth). Missing or malformed: 401 \`unauthorized\`. Revoked, expired, or its creator lost access: 401 \`key_revoked\`. Plan without API: 403 \`plan_required\`. Every 401 carries a \`WWW-Authenticate: Bearer\` challenge naming the code (RFC 6750). 401 and 403 are decided before the budget and carry no X-RateLimit-* headers.
 
 **Budget.** Calls are counted per workspace per UTC minute (all its keys and the MCP endpoint share one budget); every authenticated call counts, refused input included. Served responses carry X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset (seconds before the next available call; 0 while budget remains). Past the budget: 429 \`rate_limited\` with Retry-After.
 
-**Errors.** Every failure has the body \`{"error": {"code", "message", "request_id"}}\` (plus \`param\` when one parameter is to blame). Client logic keys on \`code\`; \`message\` may be reworded. Every response carries X-Request-Id, equal to \`request_id\`.
+**Errors.** Every failure has the body \`{"error": {"code", "message", "request_id"}}\` (plus \`param\` when one parameter is to blame). Client logic keys on \`code\`; \`message\` may be reworded. Every response carries X-Request-Id, equal to \`request_id\`. A path under a method it does not take answers 405 \`method_not_allowed\` with an Allow header.
 
 **Input.** Nothing is clamped or guessed: a value outside a read's rules, an unknown or a repeated query key is refused with 422 \`invalid_request\` naming the parameter. \`from\`/\`to\` (inclusive UTC days) go together and exclude \`window\`.
 
@@ -87,6 +88,14 @@ const HEADER_SCHEMAS = {
   'X-RateLimit-Remaining': z.number().int().min(0).describe('Calls left in the current UTC minute, after this one.'),
   'X-RateLimit-Reset': z.number().int().min(0).max(60).describe('Seconds before the next available call; 0 while budget remains.'),
   'Retry-After': z.number().int().min(1).describe('Seconds to wait before retrying.'),
+  // RFC 6750 §3 as shared/errors.ts writes it; the pattern lets a validator hold every 401 to that form.
+  'WWW-Authenticate': z
+    .string()
+    .regex(new RegExp(`^Bearer realm="${AUTH_REALM}", error="invalid_token", error_description="(unauthorized|key_revoked): [^"\\\\]*"$`))
+    .describe(
+      `The Bearer challenge of RFC 6750: \`Bearer realm="${AUTH_REALM}", error="invalid_token", error_description="<code>: <what to do>"\`, the code being unauthorized or key_revoked. API keys only: there is no OAuth flow to start.`,
+    ),
+  Allow: z.string().regex(/^[A-Z]+(, [A-Z]+)*$/).describe('The methods the path takes, e.g. `POST`.'),
 } as const;
 type HeaderName = keyof typeof HEADER_SCHEMAS;
 const BUDGET: HeaderName[] = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
@@ -115,11 +124,13 @@ function headerComponents(): Components['headers'] {
 /** Which headers a response of this status carries (SPEC §4.3 and the order of the chain, DESIGN §2). */
 function headersFor(status: number): Record<string, unknown> {
   const h: Partial<Record<HeaderName, unknown>> = { 'X-Request-Id': headerRef('X-Request-Id', true) };
-  // 401/403 are decided before the budget counter; 5xx may happen on either side of it.
+  // 401/403 are decided before the budget counter, 405 without looking at the key; 5xx may happen on either side of it.
   if (status !== 401 && status !== 403 && status !== 405) {
     for (const name of BUDGET) h[name] = headerRef(name, status < 500);
   }
   if (status === 429 || status === 503) h['Retry-After'] = headerRef('Retry-After', true);
+  if (status === 401) h['WWW-Authenticate'] = headerRef('WWW-Authenticate', true);
+  if (status === 405) h.Allow = headerRef('Allow', true);
   return h;
 }
 
@@ -147,7 +158,7 @@ function errorResponses(codes: readonly string[], shared: Components['responses'
         content: {
           [JSON_TYPE]: {
             schema: {
-              allOf: [{ $ref: `${SCHEMAS}error` }, { type: 'object', properties: { error: { type: 'object', properties: { code: { enum: list } } } } }],
+              allOf: [{ $ref: `${SCHEMAS}error` }, { properties: { error: { properties: { code: { enum: list } } } } }],
             },
           },
         },
@@ -222,7 +233,9 @@ function readOperation(read: ReadDef, parts: Parts, examples?: Examples): Operat
     parameters: parameters(read),
     responses: {
       '200': {
-        description: String(out.root.description ?? read.summary),
+        // The summary, not the schema's description: the schema shows its own right below, and the
+        // operation's description says the same at the top of the page.
+        description: `${read.summary}.`,
         headers: headersFor(200),
         content: jsonContent({ $ref: `${SCHEMAS}${out.id}` }, example),
       },
@@ -252,8 +265,17 @@ const jsonRpcReply = z
     description: 'A JSON-RPC 2.0 response: `result`, or `error` for a protocol-level failure (a failing tool answers a result with isError: true).',
   });
 
-function jsonRpcError(description: string): ResponseObject {
-  return { description, headers: headersFor(400), content: { [JSON_TYPE]: { schema: { $ref: `${SCHEMAS}jsonrpc_response` } } } };
+/**
+ * An HTTP-level refusal of POST /mcp: one response component (the same headers and JSON-RPC error body
+ * for each status), referred to with the status's own description (OpenAPI 3.1 lets a reference carry one).
+ */
+function jsonRpcError(responses: Components['responses'], description: string): { $ref: string; description: string } {
+  responses.jsonrpc_error ??= {
+    description: 'A JSON-RPC error refused at the HTTP level, before any tool runs.',
+    headers: headersFor(400),
+    content: { [JSON_TYPE]: { schema: { $ref: `${SCHEMAS}jsonrpc_response` } } },
+  };
+  return { $ref: '#/components/responses/jsonrpc_error', description };
 }
 
 function mcpOperations(parts: Parts, examples?: Examples): Record<string, Operation> {
@@ -277,13 +299,29 @@ function mcpOperations(parts: Parts, examples?: Examples): Record<string, Operat
           content: jsonContent({ $ref: `${SCHEMAS}jsonrpc_response` }, example),
         },
         '202': { description: 'A notification, accepted; no body.', headers: headersFor(202) },
-        '400': jsonRpcError('Not JSON, not a JSON-RPC message, or a batch (JSON-RPC error -32700 or -32600).'),
-        '406': jsonRpcError('The Accept header does not list both application/json and text/event-stream.'),
-        '413': jsonRpcError('The body is over 1 MB.'),
-        '415': jsonRpcError('The Content-Type is not application/json.'),
+        '400': jsonRpcError(responses, 'Not JSON, not a JSON-RPC message, or a batch (JSON-RPC error -32700 or -32600).'),
+        '406': jsonRpcError(responses, 'The Accept header does not list both application/json and text/event-stream.'),
+        '413': jsonRpcError(responses, 'The body is over 1 MB.'),
+        '415': jsonRpcError(responses, 'The Content-Type is not application/json.'),
         ...errorResponses([...COMMON_CODES.filter((c) => c !== 'invalid_request'), 'origin_not_allowed'], responses),
       },
     },
+    // The two other methods of the Streamable HTTP transport, which a stateless server answers with 405
+    // (the transport spec's answer for "no stream offered" and "sessions cannot be ended"). No route
+    // takes them: the gateway's $default does, before any key (shared/http/openapi-handler.ts).
+    get: refusedMcpMethod(parts, 'mcp_open_stream', 'No server stream (405)', 'opens a stream of server-to-client messages'),
+    delete: refusedMcpMethod(parts, 'mcp_end_session', 'No session to end (405)', 'ends a session'),
+  };
+}
+
+function refusedMcpMethod(parts: Parts, operationId: string, summary: string, what: string): Operation {
+  return {
+    operationId,
+    tags: ['assistant'],
+    summary,
+    description: `In MCP's Streamable HTTP transport this method ${what}. A stateless server has none, so it answers 405 with \`Allow: POST\` (as the transport specification says) and clients carry on with POST. Decided before the key: no budget spent.`,
+    security: [],
+    responses: errorResponses(['method_not_allowed', 'api_disabled'], parts.responses),
   };
 }
 
@@ -370,7 +408,9 @@ export function buildOpenApi(list: readonly ReadDef[] = table, examples?: Exampl
   addSchemas(schemas, convert(jsonRpcReply, 'output', SCHEMAS).defs);
   addSchemas(schemas, convert(errorSchema, 'output', SCHEMAS).defs);
   const parameters = shareParameters(paths);
-  const sorted = Object.fromEntries(Object.keys(schemas).sort().map((k) => [k, schemas[k] as JsonSchema]));
+  // Fields zod's .extend() copies are written once, in the part they come from (see shareParts).
+  const shared = shareParts(schemas, SCHEMAS);
+  const sorted = Object.fromEntries(Object.keys(shared.defs).sort().map((k) => [k, shared.defs[k] as JsonSchema]));
   const families = [...new Set(list.map((r) => r.family))];
   return {
     openapi: OPENAPI_VERSION,
@@ -382,7 +422,7 @@ export function buildOpenApi(list: readonly ReadDef[] = table, examples?: Exampl
       { name: 'assistant', description: 'The Model Context Protocol endpoint exposing the same reads as tools.' },
       { name: 'contract', description: 'This machine-readable description.' },
     ],
-    paths,
+    paths: closeReferences(paths, shared.opened, SCHEMAS),
     components: {
       securitySchemes: {
         bearerAuth: {
@@ -394,7 +434,7 @@ export function buildOpenApi(list: readonly ReadDef[] = table, examples?: Exampl
       },
       parameters,
       headers: headerComponents(),
-      responses: Object.fromEntries(Object.keys(responses).sort().map((k) => [k, responses[k] as ResponseObject])),
+      responses: closeReferences(Object.fromEntries(Object.keys(responses).sort().map((k) => [k, responses[k] as ResponseObject])), shared.opened, SCHEMAS),
       schemas: sorted,
       ...(examples ? { examples: parts.examples } : {}),
     },

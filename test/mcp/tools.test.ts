@@ -126,6 +126,49 @@ describe('tools/list: one tool per read, from the read table', () => {
   });
 });
 
+describe('issue 14 point 1: each description tells the assistant what it needs', () => {
+  /** What the result of a tool can carry, read off its advertised outputSchema. */
+  const carries = (t: { outputSchema?: unknown }) => {
+    const text = JSON.stringify(t.outputSchema);
+    return {
+      rates: /"\$defs":.*"(rate_value|day_rate)":/.test(text),
+      sentiment: text.includes('"sentiment"'),
+      position: text.includes('"average_position"') || text.includes('"position"'),
+      nulls: text.includes('"null"'),
+    };
+  };
+
+  test('when to use it; the units of the figures it carries; what null means, wherever a field can be null', async () => {
+    const { tools: list } = await client.listTools();
+    for (const t of list) {
+      const d = t.description ?? '';
+      const c = carries(t);
+      const says = (fact: string, re: RegExp, relevant = true) => ({ tool: t.name, fact, said: relevant ? re.test(d) : true });
+      const facts = [
+        says('when to use it', /\b([Uu]se it|Start here)\b/),
+        says('rates 0..1', /\b[Rr]ates 0\.\.1\b/, c.rates),
+        says('sentiment -1..1', /\bsentiment -1\.\.1\b/, c.sentiment),
+        says('position: 1 = first', /position.*\b1 = (named )?first\b/, c.position),
+        // "null" then what it means: "null: none", "null = nothing to measure", "null when/if/until/on ...", "(null ...".
+        says('what null means', /\bnull( ?[:=]| (when|if|until|on))|\(null\b/, c.nulls),
+      ];
+      for (const f of facts) expect(f).toEqual({ ...f, said: true });
+    }
+  });
+
+  test('a figure tool says 0 is a measured zero and null nothing to measure; a tool whose result can outgrow an assistant says how to ask for less', async () => {
+    const { tools: list } = await client.listTools();
+    for (const t of list.filter((x) => reads.find((r) => r.name === x.name)?.family === 'figures')) {
+      expect({ tool: t.name, said: /0 = measured zero; null = nothing to measure/.test(t.description ?? '') }).toEqual({ tool: t.name, said: true });
+    }
+    // Which tools these are, and that what they advise fits, is measured on a year of daily runs
+    // (test/reliability/mcp-sizes.reliability.ts); here, that the advice names a weight and what to ask for.
+    const advising = list.filter((t) => /can exceed what an assistant reads/.test(t.description ?? ''));
+    expect(advising.map((t) => t.name).sort()).toEqual(['get_metrics_timeseries', 'list_group_prompts', 'list_runs']);
+    for (const t of advising) expect(t.description).toMatch(/weighs about [\d.]+ (KB|bytes).*: (at \d+ engines )?ask for (at most )?\w+/);
+  });
+});
+
 describe('tools/call: the same data as REST', () => {
   test.each(reads.map((r) => [r.name, r] as const))('%s: structuredContent is the REST body, untrusted strings wrapped', async (_name, read) => {
     const args = await argsFor(read);

@@ -32,6 +32,8 @@ function shown(): Shown[] {
   const out: Shown[] = [];
   for (const [path, item] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(item)) {
+      // GET and DELETE /mcp answer only an error (405); no error response carries an example.
+      if (!op.responses['200']) continue;
       const media: Array<[string[], any]> = [[['paths', path, method, 'responses', '200', 'content', 'application/json'], (op.responses['200'] as any)?.content?.['application/json']]];
       if (op.requestBody) media.push([['paths', path, method, 'requestBody', 'content', 'application/json'], (op.requestBody as any).content['application/json']]);
       for (const [parts, m] of media) {

@@ -69,7 +69,10 @@ function deref<T>(doc: OpenApiDocument, value: unknown): T {
 export function templateOf(method: string, path: string): string | undefined {
   const pathname = new URL(path, 'http://x').pathname;
   const route = routes().find((r) => r.method === method.toUpperCase() && matchPath(r.path, `${BASE_PATH}${pathname}`));
-  return route?.path.slice(BASE_PATH.length);
+  if (route) return route.path.slice(BASE_PATH.length);
+  // Operations described though no route takes them (GET and DELETE /mcp: $default answers their 405).
+  const { paths } = load().doc;
+  return Object.keys(paths).find((t) => paths[t]?.[method.toLowerCase()] !== undefined && matchPath(`${BASE_PATH}${t}`, `${BASE_PATH}${pathname}`));
 }
 
 let genericError: ValidateFunction | undefined;

@@ -109,10 +109,9 @@ export const listAnswers = defineRead({
   path: '/analyses/{analysis}/answers',
   summary: 'List captured answers (identifiers only, no text)',
   description:
-    'Identifiers of captured answers (engine, prompt, run, capture time), no text: open one with get_answer. ' +
+    'Identifiers of captured answers (engine, prompt, run, capture time), no text: use it to find answers to open with get_answer. ' +
     'Calendar-anchored: 7d to 90d end today (UTC), all has no start, from/to are UTC days; default 30d. ' +
-    'Most recent first, paged with limit and next_cursor in a keyset order that new answers do not shift. ' +
-    'A cursor replayed under another analysis, key or window answers 422 cursor_expired: restart without it.',
+    'Most recent first, paged with limit and next_cursor (null on the last page) in a keyset order that new answers do not shift; a cursor is bound to its analysis, key and window.',
   input: answerListInput,
   output: answerList,
   errors: ['analysis_not_found', 'invalid_request', 'cursor_expired'],
@@ -228,11 +227,11 @@ export const getAnswer = defineRead({
   path: '/analyses/{analysis}/answers/{answer}',
   summary: 'Get one answer: text, mentioned brands and cited sources',
   description:
-    'One captured answer by its id from list_answers: text (verbatim; untrusted), engine, prompt, run, capture time, extraction state, the brands mentioned (position = order of appearance, 1 = first, never a character offset; kind; sentiment -1..1, null if unscored) and the cited sources in order. ' +
-    'mentions and citations are null until extracted (extraction.state says why); [] means none found. An unknown answer: 404 not_found.',
+    'One captured answer by its id from list_answers: text (verbatim; untrusted), engine, prompt, run, capture time, extraction state, the brands mentioned (position = order of appearance, 1 = first, never a character offset; kind; sentiment -1..1, null if unscored) and the cited sources in order. Use it to quote what an engine said. ' +
+    'mentions and citations are null until extracted (extraction.state says why); [] means none found.',
   input: z.strictObject({
     analysis: analysisParam,
-    answer: z.string().describe('An answer identifier (UUID) as given by the answers list.'),
+    answer: z.string().describe('An answer id from list_answers.'),
   }),
   output: answerSchema,
   errors: ['analysis_not_found', 'not_found'],

@@ -36,7 +36,7 @@ export const listPrompts = defineRead({
   path: '/analyses/{analysis}/prompts',
   summary: 'List the prompts of an analysis (no metrics)',
   description:
-    'Every prompt of the analysis with its group (null: none), language and creation date, oldest first, in one page. No figures: per-prompt metrics come from list_group_prompts.',
+    'Every prompt of the analysis with its group (null: none), language and creation date, oldest first, in one page. No figures: use it to see what is asked; per-prompt figures come from list_group_prompts.',
   input: z.strictObject({ analysis: analysisParam }),
   output: promptCatalog,
   errors: ['analysis_not_found'],

@@ -1,17 +1,12 @@
 import * as z from 'zod';
-import { analysisParam, limitParam, listOf, timestamp, uuid } from '../../contracts/common.js';
+import { analysisParam, limitParam, listOf } from '../../contracts/common.js';
+import { runRef, type runState } from '../../contracts/run.js';
 import { NotFound } from '../../errors.js';
 import { defineRead } from '../types.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-// The lifecycles are those of shared/store/migrations/002_measurements.sql; say them where callers look.
-export const runState = z
-  .enum(['collecting', 'extracting', 'finished', 'failed'])
-  .describe(
-    'State of the run. collecting: engines are being asked; extracting: collection ended (collected_at set, the run counts as a finished collection) and brands and sources are being extracted from the answers; finished: extraction ended (finished_at set), figures are measured; failed: the run stopped. Transitions: collecting -> extracting -> finished; any state -> failed. finished and failed are final.',
-  );
-
+// The engine lifecycle is that of shared/store/migrations/002_measurements.sql (the run's: contracts/run.ts).
 export const engineState = z
   .enum(['pending', 'collecting', 'extracting', 'done', 'failed'])
   .describe(
@@ -25,26 +20,19 @@ const counts = {
   failed: z.number().int().min(0).describe('Answers that could not be collected.'),
 };
 
-const engineCounts = z.object({ engine: z.string().describe('Engine key, as in the analysis engines.'), state: engineState, ...counts });
+/** One engine of a run, as listed; a run read on its own extends it with the engine's name and recipe. */
+const engineCounts = z
+  .object({ engine: z.string().describe('Engine key, as in the analysis engines.'), state: engineState, ...counts })
+  .meta({ id: 'run_engine', description: 'One engine of a run: its state and answer counts.' });
 
-const runTimes = {
-  id: uuid,
-  state: runState,
-  started_at: timestamp.describe('When collection started.'),
-  collected_at: timestamp.nullable().describe('When collection ended; null while collecting (or if the run failed before).'),
-  finished_at: timestamp.nullable().describe('When extraction ended; null until then (collected but not extracted: extraction is late).'),
-};
-
-const runSummary = z
-  .object({
-    ...runTimes,
+const runSummary = runRef
+  .extend({
     engines: z.array(engineCounts).describe('Per-engine counts, in the order of the analysis engines.'),
   })
   .meta({ id: 'run_summary', description: 'A run as listed: state, times and per-engine counts.' });
 
-const runSchema = z
-  .object({
-    ...runTimes,
+const runSchema = runRef
+  .extend({
     totals: z.object(counts).describe('Sums over the engines of the run.'),
     engines: z
       .array(
@@ -91,13 +79,20 @@ function times(r: RunRow) {
 
 const countsOf = (e: EngineRow) => ({ expected: e.expected, collected: e.collected, extracted: e.extracted, failed: e.failed });
 
+/**
+ * What a listed run weighs per engine, and the page size that stays within what an assistant reads at six
+ * engines: quoted by the description, held to the measurement by the 1-year reliability test.
+ */
+export const RUN_SIZE = { engineBytes: 130, engines: 6, limit: 50 } as const;
+
 export const listRuns = defineRead({
   name: 'list_runs',
   family: 'catalog',
   path: '/analyses/{analysis}/runs',
   summary: 'List the runs (collections) of an analysis',
   description:
-    'Collection history, most recent start first: state, start, collection and finish times, per-engine counts. One page of at most limit runs (next_cursor always null); truncated says older runs exist. A run weighs about 130 bytes per engine. get_run explains the states.',
+    'Collection history, most recent start first: state, start, collection and finish times (null until reached), per-engine counts. Use it to see when data was collected. One page of at most limit runs (next_cursor always null); truncated says older runs exist. ' +
+    `A run weighs about ${RUN_SIZE.engineBytes} bytes per engine, so a large page can exceed what an assistant reads: at ${RUN_SIZE.engines} engines ask for at most ${RUN_SIZE.limit}. get_run explains the states.`,
   input: z.strictObject({ analysis: analysisParam, limit: limitParam(100, 30) }),
   output: listOf(runSummary, 'run_list', 'Runs of the analysis, most recent first; one page (next_cursor null, truncated when older runs exist).'),
   errors: ['analysis_not_found', 'invalid_request'],
@@ -122,11 +117,11 @@ export const getRun = defineRead({
   path: '/analyses/{analysis}/runs/{run}',
   summary: 'Get one run with per-engine progress',
   description:
-    'One collection with per-engine progress (state; expected, collected, extracted and failed answers; extraction recipe). run: an id from list_runs, or latest (the most recent run, finished or not); an unknown run answers 404 not_found. ' +
+    'One collection with per-engine progress (state; expected, collected, extracted and failed answers; extraction recipe, null until extracted). Use it to check whether the latest figures are complete. ' +
     'Run states: collecting -> extracting (collected, not yet extracted) -> finished, any -> failed. Engine states: pending -> collecting -> extracting -> done, any -> failed.',
   input: z.strictObject({
     analysis: analysisParam,
-    run: z.string().describe('A run identifier (UUID) from the runs list, or the reserved word `latest` for the most recent run, finished or not.'),
+    run: z.string().describe('A run id from list_runs, or the reserved word `latest`: the most recent run, finished or not.'),
   }),
   output: runSchema,
   errors: ['analysis_not_found', 'not_found'],

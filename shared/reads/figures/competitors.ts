@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { untrustedText, uuid } from '../../contracts/common.js';
 import { figureListOf, meanSchema, rateSchema } from '../../figures/contracts.js';
-import { figureInput, WINDOW_NOTE } from '../../figures/inputs.js';
+import { figureInput } from '../../figures/inputs.js';
 import { callFigures, loadCommon, total, type CommonJson } from '../../figures/load.js';
 import { meanFigure, rateFigure } from '../../figures/stats.js';
 import { defineRead } from '../types.js';
@@ -77,8 +77,7 @@ export const listCompetitors = defineRead({
   path: '/analyses/{analysis}/competitors',
   summary: 'Competitors ranked over a window',
   description:
-    `Direct (configured) and indirect (found in answers) competitors ranked by mentions, with share of voice, visibility and average position; the tracked brand with its own rank. All direct ones; the ${INDIRECT_LIMIT} most mentioned indirect ones.` +
-    WINDOW_NOTE,
+    `Direct (configured) and indirect (found in answers) competitors ranked by mentions, with share of voice, visibility and average position; the tracked brand with its own rank. All direct ones; the ${INDIRECT_LIMIT} most mentioned indirect ones. Use it to see which brands AI engines name beside or instead of the tracked one.`,
   input: figureInput,
   output: competitorListSchema,
   errors: ['analysis_not_found', 'invalid_request'],

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { engineRef as engineRefSchema, figureListOf, headlineSchema } from '../../figures/contracts.js';
-import { figureInput, WINDOW_NOTE } from '../../figures/inputs.js';
+import { figureInput } from '../../figures/inputs.js';
 import { callFigures, engineOrder, engineRef, headline, loadCommon, zeroSums, type CommonJson } from '../../figures/load.js';
 import { defineRead } from '../types.js';
 
@@ -17,7 +17,7 @@ export const listEngines = defineRead({
   family: 'figures',
   path: '/analyses/{analysis}/engines',
   summary: 'Headline metrics per AI engine',
-  description: 'The headline figures broken down per AI engine, configured engines first.' + WINDOW_NOTE,
+  description: 'The headline figures broken down per AI engine, configured engines first. Use it to compare engines.',
   input: figureInput,
   output: engineListSchema,
   errors: ['analysis_not_found', 'invalid_request'],

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { analysisParam, limitParam, uuid } from '../../contracts/common.js';
 import { NotFound } from '../../errors.js';
 import { engineRef as engineRefSchema, figureListOf, headlineSchema } from '../../figures/contracts.js';
-import { figureInput, figureWindow, WINDOW_NOTE } from '../../figures/inputs.js';
+import { figureInput, figureWindow } from '../../figures/inputs.js';
 import { addSums, callFigures, engineRef, headline, loadCommon, sumsOf, zeroSums, type CommonJson, type Sums } from '../../figures/load.js';
 import { checkWindow } from '../../windows.js';
 import { defineRead } from '../types.js';
@@ -38,8 +38,7 @@ export const listGroups = defineRead({
   path: '/analyses/{analysis}/groups',
   summary: 'Prompt groups with their metrics',
   description:
-    'Every prompt group (and none: the prompts in no group) with its headline figures. Figures follow a prompt’s current group, history included.' +
-    WINDOW_NOTE,
+    'Every prompt group (and none: the prompts in no group) with its headline figures; figures follow a prompt’s current group, history included. Use it to find the topics where the brand is strong or weak, then list_group_prompts for their questions.',
   input: figureInput,
   output: groupListSchema,
   errors: ['analysis_not_found', 'invalid_request'],
@@ -86,21 +85,28 @@ export const groupPromptListSchema = figureListOf(
   'Prompts of one group (or of none) at question grain, with per-engine metrics over the window; ordered by creation, paged by limit and offset on a single page (next_cursor null).',
 );
 
+/**
+ * What a prompt of the page weighs per engine of the analysis, and the page size that stays within what
+ * an assistant reads at six engines: quoted by the description, held to the measurement by the 1-year
+ * reliability test.
+ */
+export const GROUP_PROMPT_SIZE = { engineBytes: 1000, engines: 6, limit: 10 } as const;
+
 export const listGroupPrompts = defineRead({
   name: 'list_group_prompts',
   family: 'figures',
   path: '/analyses/{analysis}/groups/{group}/prompts',
   summary: 'Prompts of a group with per-engine metrics',
   description:
-    'The prompts in one group now (group = none: the prompts in no group), each with its headline figures over all engines and per engine: the only per-prompt figures; the groups read’s figures are the sums of these rows. Paged by limit and offset in creation order; a prompt weighs about 1 KB per engine, so keep pages small. An unknown group answers 404 not_found.' +
-    WINDOW_NOTE,
+    'The prompts in one group now, each with its headline figures over all engines and per engine: the only per-prompt figures; the groups read’s figures are the sums of these rows. Use it to find the questions behind a group’s figures. ' +
+    `Paged by limit and offset in creation order. A prompt weighs about ${GROUP_PROMPT_SIZE.engineBytes / 1000} KB per engine, so a large page can exceed what an assistant reads: at ${GROUP_PROMPT_SIZE.engines} engines ask for at most ${GROUP_PROMPT_SIZE.limit}.`,
   input: z
     .strictObject({
       analysis: analysisParam,
-      group: z.string().describe('A group identifier from the groups read, or none for the prompts in no group.'),
+      group: z.string().describe('A group id from list_groups, or none: the prompts in no group.'),
       ...figureWindow,
       limit: limitParam(200, 50),
-      offset: z.number().int().min(0).max(100000).default(0).describe('Prompts to skip, integer 0..100000. Default 0.'),
+      offset: z.number().int().min(0).max(100000).default(0).describe('Prompts to skip, 0..100000.'),
     })
     .superRefine(checkWindow),
   output: groupPromptListSchema,

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { contextSchema, headlineSchema } from '../../figures/contracts.js';
-import { figureInput, WINDOW_NOTE } from '../../figures/inputs.js';
+import { figureInput } from '../../figures/inputs.js';
 import { callFigures, headline, loadCommon, total, type CommonJson } from '../../figures/load.js';
 import { defineRead } from '../types.js';
 
@@ -14,8 +14,7 @@ export const getMetrics = defineRead({
   path: '/analyses/{analysis}/metrics',
   summary: 'Headline metrics over a window',
   description:
-    'Headline figures of the tracked brand: visibility, share of voice, average position, sentiment and source share, each with previous value, delta and (rates) significance.' +
-    WINDOW_NOTE,
+    'Headline figures of the tracked brand: visibility, share of voice, average position, sentiment and source share, each with previous value, delta and (rates) significance. Use it first, for how the brand is doing and how that changed.',
   input: figureInput,
   output: metricsSchema,
   errors: ['analysis_not_found', 'invalid_request'],

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { analysisParam, limitParam, untrustedText } from '../../contracts/common.js';
 import { figureListOf, rateSchema } from '../../figures/contracts.js';
-import { figureWindow, WINDOW_NOTE } from '../../figures/inputs.js';
+import { figureWindow } from '../../figures/inputs.js';
 import { callFigures, loadCommon, total, type CommonJson } from '../../figures/load.js';
 import { rateFigure } from '../../figures/stats.js';
 import { checkWindow } from '../../windows.js';
@@ -35,8 +35,7 @@ export const listSources = defineRead({
   path: '/analyses/{analysis}/sources',
   summary: 'Cited domains ranked by share of sources',
   description:
-    'Domains AI engines cited, most cited first, with their share of all citations and whether the analysis owns them. One page of limit domains; truncated and total say what was left out.' +
-    WINDOW_NOTE,
+    'Domains AI engines cited, most cited first, with their share of all citations and whether the analysis owns them. One page of limit domains; truncated and total say what was left out. Use it to see which sites shape the answers.',
   input: z.strictObject({ analysis: analysisParam, ...figureWindow, limit: limitParam(200, 50) }).superRefine(checkWindow),
   output: sourceListSchema,
   errors: ['analysis_not_found', 'invalid_request'],

@@ -6,6 +6,7 @@ import { mean, round } from '../../figures/stats.js';
 import { addDays, daysBetween } from '../../figures/window.js';
 import { InvalidRequest } from '../../errors.js';
 import { checkWindow, windowParams } from '../../windows.js';
+import { ASSISTANT_RESULT_BYTES, roughly } from '../../contracts/result-size.js';
 import { defineRead } from '../types.js';
 
 const SERIES_WINDOWS = ['7d', '14d', '30d', '90d', 'all'] as const;
@@ -80,14 +81,21 @@ function ranPointOf(dayText: string, state: 'measured' | 'extraction_late' | 'ex
   };
 }
 
+/**
+ * What the series weighs on a long history (a day with a run, on six engines) and what to ask for
+ * instead: quoted by the description, held to the measured weight by the 1-year reliability test.
+ */
+export const SERIES_SIZE = { dayBytes: 450, window: '90d', spanDays: 92 } as const;
+
 export const getMetricsTimeseries = defineRead({
   name: 'get_metrics_timeseries',
   family: 'figures',
   path: '/analyses/{analysis}/metrics/timeseries',
   summary: 'Daily series of headline metrics',
   description:
-    'One point per UTC day: the headline figures of the day’s latest run (rates with numerator and denominator; the summary adds intervals and the comparison); a day without a run is {day, state: no_run}. Window: 7d, 14d, 30d (default), 90d (days up to the latest collection), all (at most 3,660 days of history), or from/to (UTC days, at most 366); no last-run. ' +
-    'A day with a run weighs about 0.45 KB: beyond about 150 days (all, a wide from/to) a result can exceed what an assistant reads; ask for 90d or less, or walk from/to spans of three months.',
+    'One point per UTC day: the headline figures of the day’s latest run (rates with numerator and denominator; the summary adds intervals and the comparison); a day without a run is {day, state: no_run}. Use it for trends. ' +
+    'Window: the days up to the latest collection (default 30d), all of them, or from/to (UTC days); no last-run. ' +
+    `A day with a run weighs about ${SERIES_SIZE.dayBytes / 1000} KB, so beyond about ${roughly(ASSISTANT_RESULT_BYTES / SERIES_SIZE.dayBytes)} days (all, a wide from/to) a result can exceed what an assistant reads: ask for ${SERIES_SIZE.window} or less, or walk from/to spans of at most ${SERIES_SIZE.spanDays} days.`,
   input: z.strictObject({ analysis: analysisParam, ...windowParams(SERIES_WINDOWS, '30d') }).superRefine(checkWindow),
   output: timeseriesSchema,
   errors: ['analysis_not_found', 'invalid_request'],

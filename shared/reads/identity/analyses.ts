@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { analysisParam, cursorParam, iso, isoOrNull, limitParam, listOf, timestamp, uuid } from '../../contracts/common.js';
+import { runRef } from '../../contracts/run.js';
 import { decodeCursor, encodeCursor } from '../../cursor.js';
 import { defineRead } from '../types.js';
 
@@ -46,7 +47,7 @@ export const listAnalyses = defineRead({
   path: '/analyses',
   summary: 'List the analyses the key can read',
   description:
-    'The analyses the key reaches, by slug, paged with limit and cursor. Start here: pass a slug or id as `analysis` to every other read.',
+    'The analyses the key reaches, by slug (last_collected_at null: never collected), paged with limit and cursor (next_cursor null on the last page). Start here: pass a slug or id as `analysis` to every other read.',
   input: z.strictObject({ limit: limitParam(200, 50), cursor: cursorParam }),
   output: listOf(analysisSummary, 'analysis_list', 'Analyses the key may read, ordered by slug.'),
   errors: ['invalid_request', 'cursor_expired'],
@@ -81,16 +82,7 @@ const analysisSchema = analysisSummary
       .describe('Configured (direct) competitors. Indirect ones are discovered in answers; see the competitors read.'),
     prompts: z.number().int().min(0).describe('Number of prompts in the analysis.'),
     groups: z.number().int().min(0).describe('Number of prompt groups.'),
-    latest_run: z
-      .object({
-        id: uuid,
-        state: z.enum(['collecting', 'extracting', 'finished', 'failed']),
-        started_at: timestamp,
-        collected_at: timestamp.nullable(),
-        finished_at: timestamp.nullable(),
-      })
-      .nullable()
-      .describe('The most recent run, finished or not; null when none ever started.'),
+    latest_run: runRef.nullable().describe('The most recent run, finished or not; null when none ever started.'),
   })
   .meta({ id: 'analysis', description: 'One analysis: its tracked brand, owned domains, configured engines and competitors.' });
 
@@ -114,7 +106,7 @@ export const getAnalysis = defineRead({
   path: '/analyses/{analysis}',
   summary: 'Get one analysis',
   description:
-    'One analysis by slug or id: tracked brand, owned domains, configured engines and competitors, prompt counts, latest run. An unknown analysis and one outside the key’s reach both answer 404 analysis_not_found.',
+    'One analysis by slug or id: tracked brand, owned domains, configured engines and competitors (domain null: none configured), prompt counts, latest run (null: none started). Use it to learn what an analysis tracks before reading its figures.',
   input: z.strictObject({ analysis: analysisParam }),
   output: analysisSchema,
   errors: ['analysis_not_found'],

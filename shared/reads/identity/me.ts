@@ -40,7 +40,7 @@ export const me = defineRead({
   path: '/me',
   summary: 'Describe the calling key',
   description:
-    'The API key, its workspace and plan, the per-minute call budget (ceiling, remaining, seconds to reset) and how many analyses it reaches (0: a valid key that reaches nothing). Use it to check a key or the budget left.',
+    'The calling API key, its workspace and plan, its scope (brand and pinned_analysis are null when the key is not limited to one), the per-minute call budget (ceiling, remaining, seconds to reset) and how many analyses it reaches (0: a valid key that reaches nothing). Use it to check a key, its reach or the budget left.',
   input: z.strictObject({}),
   output: meSchema,
   errors: [],
