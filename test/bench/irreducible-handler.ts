@@ -1,6 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import pg from 'pg';
-import * as z from 'zod';
+import { reply } from './irreducible-reply.js';
 
 /**
  * The yardstick for a family's cold start (issue 13): what no read can do without — pg, the DynamoDB
@@ -9,18 +9,6 @@ import * as z from 'zod';
  */
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 1 });
 const dynamo = new DynamoDBClient({ region: process.env.AWS_REGION ?? 'us-east-1', maxAttempts: 1 });
-// The zod features any contract of this kind needs (strict objects, uuids, calendar days, timestamps,
-// enums, descriptions), so that "imports zod" loads what a real contract loads, not a tree-shaken sliver.
-const reply = z
-  .strictObject({
-    ok: z.boolean(),
-    id: z.uuid().optional(),
-    day: z.iso.date().optional(),
-    at: z.iso.datetime({ precision: 3 }).optional(),
-    state: z.enum(['a', 'b']).nullable().optional(),
-  })
-  .describe('irreducible')
-  .meta({ id: 'irreducible_reply' });
 
 export const handler = async (): Promise<{ statusCode: number; body: string }> => ({
   statusCode: 200,

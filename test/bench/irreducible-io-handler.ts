@@ -1,6 +1,6 @@
 import { DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import pg from 'pg';
-import * as z from 'zod';
+import { reply } from './irreducible-reply.js';
 
 /**
  * The irreducible-dependency handler (irreducible-handler.ts) doing the irreducible I/O of a first
@@ -13,16 +13,6 @@ const dynamo = new DynamoDBClient({
   maxAttempts: 1,
   ...(process.env.DYNAMODB_ENDPOINT ? { endpoint: process.env.DYNAMODB_ENDPOINT, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
 });
-const reply = z
-  .strictObject({
-    ok: z.boolean(),
-    id: z.uuid().optional(),
-    day: z.iso.date().optional(),
-    at: z.iso.datetime({ precision: 3 }).optional(),
-    state: z.enum(['a', 'b']).nullable().optional(),
-  })
-  .describe('irreducible')
-  .meta({ id: 'irreducible_reply' });
 
 export const handler = async (): Promise<{ statusCode: number; body: string }> => {
   const { rows } = await pool.query<{ ok: boolean }>('SELECT true AS ok');

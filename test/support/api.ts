@@ -1,4 +1,5 @@
 import { expect } from '@jest/globals';
+import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import type { z } from 'zod';
 import type { DemoManifest } from '../../shared/store/demo.js';
 import { freshTableName, localConfig, startApi, type LocalApi } from '../../shared/local/stack.js';
@@ -19,6 +20,16 @@ export async function startTestApi(overrides: Record<string, string> = {}): Prom
   const table = overrides.BUDGET_TABLE ?? freshTableName();
   if (!overrides.DYNAMODB_ENDPOINT) await createBudgetTable(dynamoEndpoint(), table);
   return startApi(localConfig(readerUrl(), dynamoEndpoint(), { LOG_LEVEL: 'ERROR', ...overrides, BUDGET_TABLE: table }));
+}
+
+/** How many counter items a budget table of the shared dynalite holds. */
+export async function budgetItems(table: string): Promise<number> {
+  const client = new DynamoDBClient({ endpoint: dynamoEndpoint(), region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  try {
+    return (await client.send(new ScanCommand({ TableName: table }))).Count ?? 0;
+  } finally {
+    client.destroy();
+  }
 }
 
 export interface Reply {

@@ -1,5 +1,5 @@
-import { fingerprint, visiblePrefix } from '../../shared/keys.js';
 import type { Queryable } from '../../shared/store/queryable.js';
+import { seedFixtureWorkspace } from './fixture-workspace.js';
 
 /**
  * An analysis whose answers name more indirect competitors than read 7 lists, in its own workspace:
@@ -18,17 +18,17 @@ const u = (kind: number, n: number) => `c${kind.toString(16).padStart(7, '0')}-0
 
 export async function seedCrowdFixture(db: Queryable): Promise<void> {
   const q = (sql: string, params: unknown[] = []) => db.query(sql, params);
-  const [workspace, user, brand, analysis, rival, quiet, prompt, run] = [u(1, 1), u(2, 1), u(3, 1), u(4, 1), u(5, 1), u(5, 2), u(7, 1), u(8, 1)];
-  await q(`INSERT INTO plans (key, label, api_access, calls_per_minute) VALUES ('crowd_fixture', 'Crowd fixture', true, 100000)`);
-  await q(`INSERT INTO workspaces (id, name, slug, plan_key, created_at) VALUES ($1, 'Crowd fixture', 'crowd-fixture', 'crowd_fixture', '2025-01-01T00:00:00Z')`, [workspace]);
-  await q(`INSERT INTO users (id, email, name) VALUES ($1, 'owner@crowd.test', 'Crowd owner')`, [user]);
-  await q(`INSERT INTO members (workspace_id, user_id, role, joined_at) VALUES ($1, $2, 'owner', '2025-01-01T00:00:00Z')`, [workspace, user]);
-  await q(`INSERT INTO brands (id, workspace_id, name, domain) VALUES ($1, $2, 'Crowdo', 'crowdo.com')`, [brand, workspace]);
-  await q(
-    `INSERT INTO analyses (id, workspace_id, brand_id, slug, name, owned_domains, engines, created_at)
-     VALUES ($1, $2, $3, $4, 'Crowdo: many brands named', '{crowdo.com}', '{chatgpt}', '2025-01-01T00:00:00Z')`,
-    [analysis, workspace, brand, CROWD_ANALYSIS],
-  );
+  const [analysis, rival, quiet, prompt, run] = [u(4, 1), u(5, 1), u(5, 2), u(7, 1), u(8, 1)];
+  await seedFixtureWorkspace(db, {
+    ids: { workspace: u(1, 1), user: u(2, 1), brand: u(3, 1), analysis, key: u(10, 1) },
+    plan: { key: 'crowd_fixture', label: 'Crowd fixture', callsPerMinute: 100000 },
+    workspace: { name: 'Crowd fixture', slug: 'crowd-fixture' },
+    owner: { email: 'owner@crowd.test', name: 'Crowd owner' },
+    brand: { name: 'Crowdo', domain: 'crowdo.com' },
+    analysis: { slug: CROWD_ANALYSIS, name: 'Crowdo: many brands named' },
+    secret: CROWD_SECRET,
+    keyName: 'Crowd fixture',
+  });
   await q(`INSERT INTO competitors (id, analysis_id, name, domain) VALUES ($1, $3, 'Rival', 'rival.com'), ($2, $3, 'Quiet', 'quiet.com')`, [rival, quiet, analysis]);
   await q(`INSERT INTO prompts (id, analysis_id, group_id, text, language, created_at) VALUES ($1, $2, NULL, 'Which tool?', 'en', '2025-01-01T01:00:00Z')`, [
     prompt,
@@ -62,9 +62,4 @@ export async function seedCrowdFixture(db: Queryable): Promise<void> {
     }
   }
   await q('SELECT finish_run_extraction($1)', [run]);
-  await q(
-    `INSERT INTO api_keys (id, workspace_id, name, prefix, fingerprint, scope, created_by, created_at, expires_at)
-     VALUES ($1, $2, 'Crowd fixture', $3, $4, 'workspace', $5, '2025-01-01T00:00:00Z', '2099-01-01T00:00:00Z')`,
-    [u(10, 1), workspace, visiblePrefix(CROWD_SECRET), fingerprint(CROWD_SECRET), user],
-  );
 }
