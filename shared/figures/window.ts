@@ -5,8 +5,10 @@
 
 const DAY_MS = 86_400_000;
 
-export function addDays(day: string, n: number): string {
-  return new Date(Date.parse(`${day}T00:00:00Z`) + n * DAY_MS).toISOString().slice(0, 10);
+/** Every UTC day from `from` to `to`, both included, as YYYY-MM-DD (one Date per day, no parsing). */
+export function* daysFrom(from: string, to: string): Generator<string> {
+  const last = Date.parse(`${to}T00:00:00Z`);
+  for (let t = Date.parse(`${from}T00:00:00Z`); t <= last; t += DAY_MS) yield new Date(t).toISOString().slice(0, 10);
 }
 
 export function daysBetween(from: string, to: string): number {

@@ -3,7 +3,7 @@ import { analysisParam, day, uuid } from '../../contracts/common.js';
 import { contextSchema, dayMean, dayRate, daySourceShare, headlineSchema } from '../../figures/contracts.js';
 import { callFigures, headline, loadCommon, sumsOf, total, type CommonJson, type Sums } from '../../figures/load.js';
 import { mean, round } from '../../figures/stats.js';
-import { addDays, daysBetween } from '../../figures/window.js';
+import { daysBetween, daysFrom } from '../../figures/window.js';
 import { InvalidRequest } from '../../errors.js';
 import { checkWindow, windowParams } from '../../windows.js';
 import { ASSISTANT_RESULT_BYTES, roughly } from '../../contracts/result-size.js';
@@ -118,7 +118,7 @@ export const getMetricsTimeseries = defineRead({
     const byDay = new Map(rows.map((r) => [r.day, r]));
     const owned = info.ownedDomains.length > 0;
     const points: Point[] = [];
-    for (let d = cur.from; d <= cur.to; d = addDays(d, 1)) {
+    for (const d of daysFrom(cur.from, cur.to)) {
       const r = byDay.get(d);
       if (!r) {
         points.push({ day: d, state: 'no_run' });
