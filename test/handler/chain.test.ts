@@ -3,9 +3,10 @@ import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { restHandler } from '../../shared/http/rest.js';
 import { readsByFamily } from '../../shared/reads/registry.js';
 import { toApiGatewayEvent, type LambdaHandler } from '../../shared/local/adapter.js';
-import { localConfig } from '../../shared/local/stack.js';
+import { freshTableName, localConfig } from '../../shared/local/stack.js';
+import { createBudgetTable } from '../../shared/local/stores.js';
 import { createServices } from '../../shared/services.js';
-import { dynamoEndpoint, manifest, readerUrl } from '../support/api.js';
+import { awayFromMinuteEdge, dynamoEndpoint, manifest, readerUrl } from '../support/api.js';
 
 /** The real middy chain, invoked as Lambda would, without HTTP in between. */
 const services = createServices(localConfig(readerUrl(), dynamoEndpoint(), { API_DISABLED: 'true', API_DISABLED_RETRY_AFTER: '120' }));
@@ -36,6 +37,56 @@ describe('api switch on', () => {
       expect(res.headers?.['x-request-id']).toBe(body.error.request_id);
       expect(res.headers?.['x-ratelimit-limit']).toBeUndefined();
       expect(res.headers?.['cache-control']).toBe('no-store');
+    }
+  });
+});
+
+describe('the budget is decided before any data statement: it protects the store', () => {
+  /** Services on a budget table of their own, recording every statement they send. */
+  async function recorded(overrides: Record<string, string> = {}) {
+    const table = freshTableName();
+    await createBudgetTable(dynamoEndpoint(), table);
+    const svc = createServices(localConfig(readerUrl(), dynamoEndpoint(), { BUDGET_TABLE: table, LOG_LEVEL: 'SILENT', ...overrides }));
+    const sent: string[] = [];
+    const query = svc.db.query.bind(svc.db);
+    svc.db.query = ((text: string, params?: unknown[]) => {
+      sent.push(text);
+      return query(text, params);
+    }) as typeof svc.db.query;
+    const call = async (family: 'identity' | 'figures', path: string) => {
+      const { event } = toApiGatewayEvent({ method: 'GET', url: `/api/v1${path}`, rawHeaders: ['authorization', `Bearer ${manifest.keys.small_budget}`], body: '' });
+      sent.length = 0;
+      const res = await (restHandler(readsByFamily[family], svc) as unknown as LambdaHandler)(event, context);
+      return { status: res.statusCode, code: res.statusCode === 200 ? undefined : JSON.parse(res.body as string).error.code, sent: [...sent] };
+    };
+    return { svc, call };
+  }
+  const metrics = `/analyses/${manifest.analyses.small_budget}/metrics`;
+
+  test('a call past the budget sends the identity statement and no other', async () => {
+    await awayFromMinuteEdge(10);
+    const { svc, call } = await recorded();
+    try {
+      const served = await call('figures', metrics);
+      expect([served.status, served.sent.length]).toEqual([200, 2]);
+      for (let i = 1; i < 5; i += 1) expect((await call('identity', '/me')).status).toBe(200);
+      const refused = await call('figures', metrics);
+      expect([refused.status, refused.code]).toEqual([429, 'rate_limited']);
+      expect(refused.sent).toEqual([served.sent[0]]);
+    } finally {
+      await svc.close();
+    }
+  });
+
+  test('a call whose budget cannot be counted sends the identity statement and no other', async () => {
+    const { svc, call } = await recorded({ DYNAMODB_ENDPOINT: 'http://127.0.0.1:9', BUDGET_TIMEOUT_MS: '300' });
+    try {
+      const refused = await call('figures', metrics);
+      expect([refused.status, refused.code]).toEqual([503, 'rate_limit_unavailable']);
+      expect(refused.sent).toHaveLength(1);
+      expect(refused.sent[0]).toMatch(/api_identity\(/);
+    } finally {
+      await svc.close();
     }
   });
 });
