@@ -1,4 +1,4 @@
-import { types } from 'node:util';
+import { types } from './builtins.js';
 import { createDynamoDb, DynamoDbError, type DynamoDb } from './aws/dynamodb.js';
 import type { Config } from './config.js';
 import { RateLimited, RateLimitUnavailable } from './errors.js';

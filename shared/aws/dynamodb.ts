@@ -1,5 +1,5 @@
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { IncomingMessage } from 'node:http';
+import { http, https as tls } from '../builtins.js';
 import { signedHeaders, type Credentials } from './sigv4.js';
 
 /**
@@ -58,9 +58,9 @@ function parse(text: string): Record<string, unknown> | undefined {
 
 export function createDynamoDb(opts: DynamoDbOptions): DynamoDb {
   const url = new URL(opts.endpoint);
-  const https = url.protocol === 'https:';
-  const agent = https ? new HttpsAgent({ keepAlive: true, maxSockets: 50 }) : new HttpAgent({ keepAlive: true, maxSockets: 50 });
-  const request = https ? httpsRequest : httpRequest;
+  const secure = url.protocol === 'https:';
+  const agent = secure ? new tls.Agent({ keepAlive: true, maxSockets: 50 }) : new http.Agent({ keepAlive: true, maxSockets: 50 });
+  const request = secure ? tls.request : http.request;
   const host = url.host;
   const path = url.pathname === '' ? '/' : url.pathname;
 

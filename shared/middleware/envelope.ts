@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { types } from 'node:util';
+import { types } from '../builtins.js';
 import type { MiddlewareObj, Request } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { ApiError, InternalError, errorBody } from '../errors.js';

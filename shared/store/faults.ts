@@ -1,4 +1,4 @@
-import { types } from 'node:util';
+import { types } from '../builtins.js';
 
 /**
  * What a failure of the measurement store tells the caller to do (README "Faults"):
