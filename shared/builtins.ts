@@ -1,4 +1,4 @@
-import { createRequire } from 'node:module';
+import { createRequire as requireFrom } from 'node:module';
 
 /**
  * Node builtins the functions load with require rather than import. An ESM import of a builtin makes
@@ -7,8 +7,9 @@ import { createRequire } from 'node:module';
  * node:util's cost 5 ms. require hands back the module object and leaves the getters alone
  * (npm run bench -- bundles).
  */
-const require = createRequire(import.meta.url);
+// Names of their own: the functions' bundles open with a banner declaring `createRequire` and `require`.
+const load = requireFrom(import.meta.url);
 
-export const http = require('node:http') as typeof import('node:http');
-export const https = require('node:https') as typeof import('node:https');
-export const { types } = require('node:util') as typeof import('node:util');
+export const http = load('node:http') as typeof import('node:http');
+export const https = load('node:https') as typeof import('node:https');
+export const { types } = load('node:util') as typeof import('node:util');

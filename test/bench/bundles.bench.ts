@@ -8,19 +8,23 @@ import { LOCAL_CURSOR_SECRET, freshTableName } from '../../shared/local/stack.js
 import { createBudgetTable, startBudgetStore } from '../../shared/local/stores.js';
 import { reads as allReads } from '../../shared/reads/registry.js';
 import { demoStore, stats, table } from './harness.js';
+import { startPooler } from './pooler.js';
 
 /**
- * Each Lambda bundled as CDK bundles it (lib/constructs/service-function.ts: ESM, minified, the DynamoDB
- * client bundled), then started by a fresh `node` process that serves one request against the local
- * stack. Yardsticks: an empty handler; the irreducible-dependency handler of issue 13 (pg, the AWS SDK's
- * DynamoDB client and zod imported, a pool and a client built, nothing of ours), without and with the
- * first request's I/O (a statement, an UpdateItem); and the same with the budget client the functions
- * carry instead of the SDK's. Each function runs twice: with source maps enabled at run time
- * (NODE_OPTIONS=--enable-source-maps) and without, to decide whether to enable them.
+ * Each Lambda bundled as CDK bundles it (lib/constructs/service-function.ts: ESM, minified), then started
+ * by a fresh `node` process that serves one request against the local stack, the store reached through a
+ * pooler as the deployed functions reach it through RDS Proxy (pooler.ts). Yardsticks: an empty handler;
+ * the irreducible-dependency handler of issue 13 (pg, the AWS SDK's DynamoDB client and zod imported, a
+ * pool and a client built, nothing of ours), without and with the first request's I/O (a statement, an
+ * UpdateItem); and the same with the budget client the functions carry instead of the SDK's. Each
+ * function also runs with source maps enabled at run time (NODE_OPTIONS=--enable-source-maps), to decide
+ * whether to enable them, and connected to PostgreSQL directly (a new backend for the process).
  */
 const run = promisify(execFile);
 const OUT = '.local/bundles';
 const RUNS = Number(process.env.BENCH_COLD_RUNS ?? 9);
+const VARIANTS = ['plain', 'maps', 'direct'] as const;
+type Variant = (typeof VARIANTS)[number];
 const entries: Record<string, { entry: string; method: string; path: string; body?: string }> = {
   empty: { entry: 'test/bench/empty-handler.ts', method: 'GET', path: '/api/v1/me' },
   irreducible: { entry: 'test/bench/irreducible-handler.ts', method: 'GET', path: '/api/v1/me' },
@@ -62,9 +66,9 @@ export default async function bundles(): Promise<string> {
   const tableName = freshTableName();
   await createBudgetTable(budget.endpoint, tableName);
   const key = store.manifest!.keys.workspace;
-  const env = {
+  const pooler = await startPooler(new URL(store.readerUrl));
+  const common = {
     ...process.env,
-    DATABASE_URL: store.readerUrl,
     DYNAMODB_ENDPOINT: budget.endpoint,
     BUDGET_TABLE: tableName,
     CURSOR_SECRET: LOCAL_CURSOR_SECRET,
@@ -73,7 +77,13 @@ export default async function bundles(): Promise<string> {
     POWERTOOLS_METRICS_DISABLED: 'true',
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };
-  const results: Record<string, Record<'maps' | 'plain', { size: number; samples: Sample[] }>> = {};
+  // pooled: through the pooler, as the deployed functions reach the store through RDS Proxy (which sets
+  // statement_timeout itself); direct: a connection, hence a new backend, of the process's own.
+  const envs = {
+    pooled: { ...common, DATABASE_URL: pooler.through(store.readerUrl), DB_SEND_STATEMENT_TIMEOUT: 'false' },
+    direct: { ...common, DATABASE_URL: store.readerUrl },
+  };
+  const results: Record<string, Record<Variant, { size: number; samples: Sample[] }>> = {};
   const reads: Record<string, string[]> = {};
   const events: Record<string, string> = {};
   for (const [name, spec] of Object.entries(entries)) {
@@ -104,45 +114,51 @@ export default async function bundles(): Promise<string> {
       rawHeaders: ['authorization', `Bearer ${key}`, 'content-type', 'application/json', 'accept', 'application/json, text/event-stream'],
       body: spec.body ?? '',
     });
-    results[name] = { maps: { size, samples: [] }, plain: { size, samples: [] } };
+    results[name] = { plain: { size, samples: [] }, maps: { size, samples: [] }, direct: { size, samples: [] } };
     events[name] = JSON.stringify(event);
   }
+  const probe = async (name: string, variant: Variant): Promise<Sample> => {
+    // Asynchronous on purpose: the embedded budget store runs in this process and must keep answering.
+    const child = await run(process.execPath, [join(OUT, 'probe.mjs'), `./${name.replace(/\W+/g, '-')}.mjs`], {
+      env: { ...(variant === 'direct' ? envs.direct : envs.pooled), PROBE_EVENT: events[name], NODE_OPTIONS: variant === 'maps' ? '--enable-source-maps' : '' },
+      encoding: 'utf8',
+    });
+    return JSON.parse(child.stdout.trim().split('\n').pop() ?? '') as Sample;
+  };
+  // The pooler's server connections warmed once by every function, as a deployed proxy's are by traffic.
+  for (let i = 0; i < 2; i += 1) for (const name of Object.keys(entries)) await probe(name, 'plain');
   // Rounds over every function and variant in turn, so drift in the shared machine's load falls on all alike.
   for (let i = 0; i < RUNS; i += 1) {
     for (const name of Object.keys(entries)) {
-      for (const variant of ['maps', 'plain'] as const) {
-        // Asynchronous on purpose: the embedded stores run in this process and must keep answering.
-        const child = await run(process.execPath, [join(OUT, 'probe.mjs'), `./${name.replace(/\W+/g, '-')}.mjs`], {
-          env: { ...env, PROBE_EVENT: events[name], NODE_OPTIONS: variant === 'maps' ? '--enable-source-maps' : '' },
-          encoding: 'utf8',
-        });
-        const line = child.stdout.trim().split('\n').pop() ?? '';
-        results[name]![variant].samples.push(JSON.parse(line) as Sample);
-      }
+      for (const variant of VARIANTS) results[name]![variant].samples.push(await probe(name, variant));
     }
   }
+  await pooler.stop();
   await budget.close();
   await store.close();
 
-  const p50 = (name: string, variant: 'maps' | 'plain', k: keyof Sample) => stats(results[name]![variant].samples.map((s) => s[k])).p50;
+  const p50 = (name: string, variant: Variant, k: keyof Sample) => stats(results[name]![variant].samples.map((s) => s[k])).p50;
+  const ratio = (name: string, variant: Variant, yardstick: string) =>
+    Math.round((p50(name, variant, 'startToFirstMs') / p50(yardstick, 'plain', 'startToFirstMs')) * 100) / 100;
   const rows = Object.keys(entries).map((name) => {
     const r = results[name]!;
-    const status = r.plain.samples.every((s) => s.status === 200) ? 200 : r.plain.samples.find((s) => s.status !== 200)?.status;
+    const bad = VARIANTS.flatMap((v) => r[v].samples).find((s) => s.status !== 200);
     return {
       function: name,
       'bundle KiB': Math.round(r.plain.size / 102.4) / 10,
-      'reads bundled': name in { identity: 1, figures: 1, catalog: 1, mcp: 1 } ? reads[name]!.length : '-',
+      reads: name in { identity: 1, figures: 1, catalog: 1, mcp: 1 } ? reads[name]!.length : '-',
       'import ms': p50(name, 'plain', 'importMs'),
       'first request ms': p50(name, 'plain', 'firstMs'),
       'start to first response ms': p50(name, 'plain', 'startToFirstMs'),
-      '÷ irreducible': Math.round((p50(name, 'plain', 'startToFirstMs') / p50('irreducible', 'plain', 'startToFirstMs')) * 100) / 100,
-      '÷ irreducible + I/O': Math.round((p50(name, 'plain', 'startToFirstMs') / p50('irreducible + I/O', 'plain', 'startToFirstMs')) * 100) / 100,
-      '÷ own-client yardstick': Math.round((p50(name, 'plain', 'startToFirstMs') / p50('irreducible, own budget client + I/O', 'plain', 'startToFirstMs')) * 100) / 100,
+      '÷ irreducible (no I/O)': ratio(name, 'plain', 'irreducible'),
+      '÷ irreducible + I/O': ratio(name, 'plain', 'irreducible + I/O'),
+      '÷ own-client yardstick': ratio(name, 'plain', 'irreducible, own budget client + I/O'),
       'with source maps ms': p50(name, 'maps', 'startToFirstMs'),
-      'maps ÷ irreducible': Math.round((p50(name, 'maps', 'startToFirstMs') / p50('irreducible', 'plain', 'startToFirstMs')) * 100) / 100,
-      status: status ?? 200,
+      'maps ÷ own-client yardstick': ratio(name, 'maps', 'irreducible, own budget client + I/O'),
+      'direct, new backend ms': p50(name, 'direct', 'startToFirstMs'),
+      status: bad?.status ?? 200,
     };
   });
   const manifest = JSON.parse(await readFile('package.json', 'utf8')) as { name: string };
-  return `${table(rows)}\n\n${RUNS} fresh \`node ${process.version}\` processes per function and variant (${manifest.name}), medians; start to first response = from process start to the first response back (import + first request against the local stack: cold pool, cold budget client); "with source maps" = the same bundle under NODE_OPTIONS=--enable-source-maps.`;
+  return `${table(rows)}\n\n${RUNS} fresh \`node ${process.version}\` processes per function and variant (${manifest.name}), medians; start to first response = from process start to the first response back (import, then the first request: a cold pool and budget client of the process's own). The store is reached through PgBouncer in transaction mode, as the functions reach it through RDS Proxy: a server connection earlier processes warmed. "with source maps" = the same under NODE_OPTIONS=--enable-source-maps; "direct, new backend" = connected to PostgreSQL itself, so the first request also pays a new backend's catalog loads and first plans.`;
 }

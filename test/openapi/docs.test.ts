@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,11 +9,12 @@ import { OPENAPI_FILE } from '../../shared/openapi/serialize.js';
 import { freshTableName, localConfig, startApi, type LocalApi } from '../../shared/local/stack.js';
 import { createBudgetTable } from '../../shared/local/stores.js';
 import { dynamoEndpoint, readerUrl } from '../support/api.js';
+import { ensureDebian } from '../support/debian.js';
 
 /**
  * Issue 14 point 11: the reference page built from openapi.json (`npm run docs`), served at /docs by the
  * local server as `npm start` runs it, opened in headless Chromium (Debian's package, installed by
- * scripts/ensure-chromium.sh where missing): every operation listed with its example, no request to
+ * scripts/ensure-debian.sh where missing): every operation listed with its example, no request to
  * any other host, a screenshot kept in .local/screenshots/ (gitignored).
  */
 
@@ -24,20 +24,7 @@ const SCREENSHOT = join(root, '.local', 'screenshots', 'docs-get_metrics.png');
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 /** Debian's Chromium, installed where missing (about 2.5 minutes on a fresh machine). */
-function ensureChromium(): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', [join(root, 'scripts', 'ensure-chromium.sh')], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    child.on('exit', (code) =>
-      code === 0
-        ? resolve(out.trim().split('\n').pop() as string)
-        : reject(new Error(`the reference page test needs Debian's chromium; scripts/ensure-chromium.sh exited with ${code}:\n${err.slice(-2000)}`)),
-    );
-  });
-}
+const ensureChromium = (): Promise<string> => ensureDebian('/usr/bin/chromium', 'chromium', 'the reference page test');
 
 const doc = JSON.parse(await readFile(join(root, OPENAPI_FILE), 'utf8')) as OpenApiDocument;
 const operations = Object.values(doc.paths).flatMap((item) =>
