@@ -146,9 +146,8 @@ export default async function run(): Promise<string> {
     const replay = async (stmts: Statement[], prepared: boolean, tag: string) => {
       for (const [i, s] of stmts.entries()) await reader.query(prepared ? { name: `${tag}_${i}`, text: s.text, values: s.params } : { text: s.text, values: s.params });
     };
-    /** Server time per call (ms) of the statements, from pg_stat_statements, after `n` calls. */
+    /** Server time per call (ms) of the statements, from pg_stat_statements, over `n` calls. */
     const serverTime = async (stmts: Statement[], prepared: boolean, tag: string, n: number) => {
-      for (let i = 0; i < 10; i += 1) await replay(stmts, prepared, tag);
       await owner.query('SELECT pg_stat_statements_reset()');
       for (let i = 0; i < n; i += 1) await replay(stmts, prepared, tag);
       const { rows } = await owner.query<{ ms: number }>(
@@ -158,6 +157,25 @@ export default async function run(): Promise<string> {
         [n],
       );
       return rows[0]!.ms;
+    };
+    /**
+     * The same statements as sent (unnamed) and prepared, in alternating rounds so that drift in the shared
+     * machine's load falls on both alike; medians of the rounds. A call's database time is a tenth of a
+     * millisecond for some reads, where one disturbed round would decide a single measurement.
+     */
+    const ROUNDS = 7;
+    const serverTimes = async (stmts: Statement[], tag: string) => {
+      for (let i = 0; i < 10; i += 1) for (const prepared of [false, true]) await replay(stmts, prepared, tag);
+      const unnamed: number[] = [];
+      const named: number[] = [];
+      const ratios: number[] = [];
+      for (let r = 0; r < ROUNDS; r += 1) {
+        unnamed.push(await serverTime(stmts, false, tag, Math.ceil(SAMPLES / 2)));
+        named.push(await serverTime(stmts, true, tag, Math.ceil(SAMPLES / 2)));
+        ratios.push(unnamed.at(-1)! / named.at(-1)!);
+      }
+      const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+      return { unnamed: median(unnamed), prepared: median(named), ratio: median(ratios) };
     };
     const round = (x: number, d = 3) => Math.round(x * 10 ** d) / 10 ** d;
 
@@ -173,16 +191,15 @@ export default async function run(): Promise<string> {
       const stmts = [...captured];
       const tag = `c${rows.length}`;
       const bare = await measure(() => replay(stmts, true, tag), SAMPLES, 20);
-      const dbUnnamed = await serverTime(stmts, false, tag, SAMPLES);
-      const dbPrepared = await serverTime(stmts, true, tag, SAMPLES);
+      const db = await serverTimes(stmts, tag);
       rows.push({
         read: n,
         call: `GET ${path.replace(a, '/analyses/{a}').replace(/answers\/[0-9a-f-]{36}/, 'answers/{id}').replace(/prompts\?.*/, 'prompts?window=30d').replace(/from=[\d-]+&to=[\d-]+/, 'last 30 days')}`,
         family,
         statements: stmts.length,
-        'db ms/call': round(dbUnnamed),
-        'db ms prepared': round(dbPrepared),
-        'db ÷ prepared': round(dbUnnamed / dbPrepared, 2),
+        'db ms/call': round(db.unnamed),
+        'db ms prepared': round(db.prepared),
+        'db ÷ prepared': round(db.ratio, 2),
         'e2e p50 ms': e2e.p50,
         'bare SQL p50 ms': bare.p50,
         'e2e ÷ bare SQL': round(e2e.p50 / bare.p50, 2),
@@ -238,7 +255,7 @@ export default async function run(): Promise<string> {
       '',
       table(rows),
       '',
-      `db ms/call: the server's planning + execution time per call (pg_stat_statements) of the statements as the service sends them (unnamed); prepared: the same statements as named prepared statements. bare SQL: those statements prepared, from a pg client, client-side. budget call: the budget UpdateItem alone, from the service's own client, p50 ${budgetCall.p50} ms (dynalite in its own process).`,
+      `db ms/call: the server's planning + execution time per call (pg_stat_statements) of the statements as the service sends them (unnamed); prepared: the same statements as named prepared statements; ${ROUNDS} alternating rounds of ${Math.ceil(SAMPLES / 2)} calls each, medians (db ÷ prepared: median of the rounds' ratios). bare SQL: those statements prepared, from a pg client, client-side. budget call: the budget UpdateItem alone, from the service's own client, p50 ${budgetCall.p50} ms (dynalite in its own process).`,
       '',
       table(load),
       '',
