@@ -65,19 +65,22 @@ export default async function run(): Promise<string> {
     const rows: Array<Record<string, string | number>> = [];
     let largest = 0;
     for (const [name, path, args] of cases) {
-      const restBytes = Buffer.byteLength(await rest(path));
-      const mcpBytes = Buffer.byteLength(await mcp(name, args));
-      largest = Math.max(largest, restBytes, mcpBytes);
+      const restBody = await rest(path);
+      const mcpBody = await mcp(name, args);
+      // What counts against the limit is the function's response: the body once more as a JSON string.
+      const lambda = [restBody, mcpBody].map((body) => Buffer.byteLength(JSON.stringify({ statusCode: 200, headers: {}, body })));
+      largest = Math.max(largest, ...lambda);
       rows.push({
         read: name,
         call: path.replace(m.analysisSlug, '{a}').replace(group, '{group}').replace(firstAnswer.items[0]!.id, '{answer}'),
-        'REST bytes': restBytes,
-        'MCP reply bytes': mcpBytes,
-        '≤ 6 MB': restBytes <= LAMBDA_LIMIT && mcpBytes <= LAMBDA_LIMIT ? 'yes' : 'NO',
+        'REST bytes': Buffer.byteLength(restBody),
+        'MCP reply bytes': Buffer.byteLength(mcpBody),
+        'Lambda response bytes, REST / MCP': `${lambda[0]} / ${lambda[1]}`,
+        '≤ 6 MB': lambda.every((b) => b <= LAMBDA_LIMIT) ? 'yes' : 'NO',
       });
     }
     if (largest > LAMBDA_LIMIT) process.exitCode = 1;
-    return `${table(rows)}\n\ngeo_bench_3y (${m.answers} answers over 3 years); the largest reply of any legal call: ${(largest / 1024).toFixed(0)} KiB (Lambda limit 6,144 KiB).`;
+    return `${table(rows)}\n\ngeo_bench_3y (${m.answers} answers over 3 years); the largest Lambda response of any legal call (the reply as the function returns it: body, status and headers as JSON): ${(largest / 1024).toFixed(0)} KiB (Lambda limit 6,144 KiB).`;
   } finally {
     await bench.close();
   }
