@@ -1,13 +1,14 @@
-import type { IncomingMessage } from 'node:http';
+import type { ClientRequest, IncomingMessage } from 'node:http';
 import { http, https as tls } from '../builtins.js';
 import { signedHeaders, type Credentials } from './sigv4.js';
 
 /**
  * DynamoDB's JSON 1.0 protocol for the one operation the service sends (UpdateItem), over a
  * keep-alive connection, signed with SigV4. Why not the AWS SDK's DynamoDBClient: measured in issue 13,
- * its middleware stack (serde, endpoint rules, retry and user-agent plumbing) cost about 1 ms of CPU per
- * call against 0.1 ms for the request itself, more than the rest of a call's own work together, and
- * about 30 ms of every cold start. The protocol: https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Programming.LowLevelAPI.html
+ * its middleware stack (serde, endpoint rules, retry and user-agent plumbing) cost about 0.9 ms of CPU per
+ * call against 0.15 ms for the request itself, more than the rest of a call's own work together, and 60
+ * to 100 ms of every cold start (README "Performance"). The protocol:
+ * https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Programming.LowLevelAPI.html
  */
 
 /** An error answer of DynamoDB: its type (`ConditionalCheckFailedException`...), HTTP status and message. */
@@ -26,7 +27,7 @@ export interface DynamoDbOptions {
   /** `https://dynamodb.<region>.amazonaws.com`, or a local/stand-in endpoint. */
   endpoint: string;
   region: string;
-  /** Read at each call, as the SDK's environment provider does; undefined: none available. */
+  /** Asked at each call; undefined: none available (the call is refused, never sent unsigned). */
   credentials: () => Credentials | undefined;
   /** The whole exchange (connection, request, answer) is abandoned past this. */
   timeoutMs: number;
@@ -81,6 +82,7 @@ export function createDynamoDb(opts: DynamoDbOptions): DynamoDb {
       });
       return new Promise((resolve, reject) => {
         let settled = false;
+        let req: ClientRequest | undefined;
         const settle = (err: Error | undefined, value?: unknown) => {
           if (settled) return;
           settled = true;
@@ -88,7 +90,6 @@ export function createDynamoDb(opts: DynamoDbOptions): DynamoDb {
           if (err) reject(err);
           else resolve(value);
         };
-        const req = request({ hostname: url.hostname, port: url.port, path, method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) } });
         // Timers run before I/O callbacks in a turn of the event loop: after the loop was busy (a local
         // store computing in process), an answer already received would lose to its own timer. One more
         // turn (setImmediate runs after I/O) lets it be read first; a late answer still loses.
@@ -98,40 +99,53 @@ export function createDynamoDb(opts: DynamoDbOptions): DynamoDb {
               if (settled) return;
               const err = new Error(`no answer within ${opts.timeoutMs} ms`);
               err.name = 'TimeoutError';
-              req.destroy(err);
+              req?.destroy(err);
               settle(err);
             }),
           opts.timeoutMs,
         );
-        req.on('error', (err) => settle(err));
-        req.on('response', (res) => {
-          const chunks: Buffer[] = [];
-          let size = 0;
-          res.on('data', (chunk: Buffer) => {
-            size += chunk.length;
-            if (size <= MAX_ANSWER_BYTES) chunks.push(chunk);
-            else {
-              const err = new Error(`an answer of over ${MAX_ANSWER_BYTES} bytes is not DynamoDB's`);
-              req.destroy(err);
-              settle(err);
-            }
+        const attempt = (mayRetry: boolean) => {
+          const current = request({ hostname: url.hostname, port: url.port, path, method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) } });
+          req = current;
+          let answered = false;
+          current.on('error', (err: NodeJS.ErrnoException) => {
+            // A keep-alive connection the server closed while it sat idle (a Lambda frozen between calls
+            // finds them so): the request never reached the counter, so it goes once more on a new
+            // connection, as Node's documentation of request.reusedSocket advises. Any other failure is final.
+            if (mayRetry && !answered && !settled && current.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE')) attempt(false);
+            else settle(err);
           });
-          res.on('error', (err) => settle(err));
-          // A connection cut in the middle of the answer ends here without 'end'.
-          res.on('close', () => settle(new Error('the connection closed before the whole answer arrived')));
-          res.on('end', () => {
-            const text = Buffer.concat(chunks).toString('utf8');
-            const parsed = parse(text);
-            if (res.statusCode === 200) {
-              if (parsed) settle(undefined, parsed);
-              else settle(new Error('the counter answered 200 with a body that is not a JSON object'));
-              return;
-            }
-            const message = parsed?.message ?? parsed?.Message;
-            settle(new DynamoDbError(errorType(res, parsed), res.statusCode ?? 0, typeof message === 'string' ? message : text.slice(0, 200)));
+          current.on('response', (res) => {
+            answered = true;
+            const chunks: Buffer[] = [];
+            let size = 0;
+            res.on('data', (chunk: Buffer) => {
+              size += chunk.length;
+              if (size <= MAX_ANSWER_BYTES) chunks.push(chunk);
+              else {
+                const err = new Error(`an answer of over ${MAX_ANSWER_BYTES} bytes is not DynamoDB's`);
+                current.destroy(err);
+                settle(err);
+              }
+            });
+            res.on('error', (err) => settle(err));
+            // A connection cut in the middle of the answer ends here without 'end'.
+            res.on('close', () => settle(new Error('the connection closed before the whole answer arrived')));
+            res.on('end', () => {
+              const text = Buffer.concat(chunks).toString('utf8');
+              const parsed = parse(text);
+              if (res.statusCode === 200) {
+                if (parsed) settle(undefined, parsed);
+                else settle(new Error('the counter answered 200 with a body that is not a JSON object'));
+                return;
+              }
+              const message = parsed?.message ?? parsed?.Message;
+              settle(new DynamoDbError(errorType(res, parsed), res.statusCode ?? 0, typeof message === 'string' ? message : text.slice(0, 200)));
+            });
           });
-        });
-        req.end(body);
+          current.end(body);
+        };
+        attempt(true);
       });
     },
     destroy() {
