@@ -98,7 +98,7 @@ describe('the budget counter down, slow or answering errors: 503 rate_limit_unav
     const replies = await Promise.all(paths.map((p) => get(api, p, manifest.keys.workspace)));
     const problems = replies.flatMap((r, i) => [...unavailableProblems(r, 'rate_limit_unavailable', BOUND_MS), ...nothingServed(r.text)].map((p) => `${paths[i]}: ${p}`));
     expect(problems).toEqual([]);
-    // One attempt per call (maxAttempts 1): a failing counter is not hammered with retries.
+    // One attempt per call: a failing counter is not hammered with retries (an answer, even an error, is final).
     expect(requestsSeen - before).toBe(paths.length);
   });
 
