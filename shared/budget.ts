@@ -16,7 +16,8 @@ export function budgetEndpoint(cfg: Config): string {
 
 /**
  * The budget table's client. One attempt per call, bounded by BUDGET_TIMEOUT_MS: a slow or failing
- * counter must refuse the call quickly, never serve it unguarded. Credentials come from the environment
+ * counter must refuse the call quickly, never serve it unguarded (the one exception, a request lost on a
+ * stale keep-alive connection before the counter saw it, is in shared/aws/dynamodb.ts). Credentials come from the environment
  * (the function's role, as Lambda provides it); a local endpoint (dynalite) takes any.
  */
 export function createDynamoClient(cfg: Config): DynamoDb {
@@ -34,7 +35,7 @@ export function createDynamoClient(cfg: Config): DynamoDb {
   });
 }
 
-/** The log form of a counter failure: the SDK's error name, HTTP status and message, or the socket errno. */
+/** The log form of a counter failure: DynamoDB's error type, HTTP status and message, or the socket errno. */
 function budgetCause(err: unknown): Record<string, unknown> {
   if (!(err instanceof Error || types.isNativeError(err))) return { fault: 'budget', message: String(err) };
   const e = err as Error & { code?: unknown };
