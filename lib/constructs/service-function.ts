@@ -30,9 +30,9 @@ export interface ServiceFunctionProps {
 }
 
 /**
- * One Lambda function as this service builds them all: ESM bundle, source maps, the runtime's own AWS
- * SDK, its own log group (retention from configuration, and a place to hang metric filters), inside
- * the isolated subnets when it reaches the store or the budget table.
+ * One Lambda function as this service builds them all: ESM bundle with its source maps beside it, its
+ * own log group (retention from configuration, and a place to hang metric filters), inside the isolated
+ * subnets when it reaches the store or the budget table.
  */
 export class ServiceFunction extends Construct {
   readonly fn: lambda.Function;
@@ -73,11 +73,11 @@ export class ServiceFunction extends Construct {
             mainFields: ['module', 'main'],
             // ESM output still meets CommonJS dependencies (pg) that call require(); give them one.
             banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
-            // Everything is bundled, the AWS SDK parts the functions use included (the RDS signer): one
-            // minified file imports in about half the time of the runtime's node_modules copy, and pins the
-            // versions we test. The budget counter needs no SDK at all (shared/aws). Only the migrate
-            // function's Secrets Manager client stays external (it runs once per deploy). pg-native is an
-            // optional addon pg never loads here.
+            // Everything is bundled: one minified file imports in about half the time of node_modules
+            // files, and pins the versions we test. The serving functions need no AWS SDK at all (the
+            // budget counter and the RDS IAM token are signed in shared/aws). Only the migrate function's
+            // Secrets Manager client is left to the runtime's copy (it runs once per deploy). pg-native is
+            // an optional addon pg never loads here.
             externalModules: ['@aws-sdk/client-secrets-manager', 'pg-native'],
             ...(props.afterBundling
               ? {
