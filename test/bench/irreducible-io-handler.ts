@@ -1,6 +1,6 @@
 import { DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import pg from 'pg';
-import { reply } from './irreducible-reply.js';
+import { counterUpdate, reply } from './irreducible-reply.js';
 
 /**
  * The irreducible-dependency handler (irreducible-handler.ts) doing the irreducible I/O of a first
@@ -16,14 +16,6 @@ const dynamo = new DynamoDBClient({
 
 export const handler = async (): Promise<{ statusCode: number; body: string }> => {
   const { rows } = await pool.query<{ ok: boolean }>('SELECT true AS ok');
-  await dynamo.send(
-    new UpdateItemCommand({
-      TableName: process.env.BUDGET_TABLE,
-      Key: { pk: { S: 'irreducible' } },
-      UpdateExpression: 'ADD #c :one',
-      ExpressionAttributeNames: { '#c': 'calls' },
-      ExpressionAttributeValues: { ':one': { N: '1' } },
-    }),
-  );
+  await dynamo.send(new UpdateItemCommand(counterUpdate()));
   return { statusCode: 200, body: JSON.stringify(reply.parse({ ok: rows[0]?.ok === true })) };
 };

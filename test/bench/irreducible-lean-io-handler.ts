@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { reply } from './irreducible-reply.js';
+import { counterUpdate, reply } from './irreducible-reply.js';
 import { createDynamoDb } from '../../shared/aws/dynamodb.js';
 
 /**
@@ -18,12 +18,6 @@ const dynamo = createDynamoDb({
 
 export const handler = async (): Promise<{ statusCode: number; body: string }> => {
   const { rows } = await pool.query<{ ok: boolean }>('SELECT true AS ok');
-  await dynamo.send('UpdateItem', {
-    TableName: process.env.BUDGET_TABLE,
-    Key: { pk: { S: 'irreducible' } },
-    UpdateExpression: 'ADD #c :one',
-    ExpressionAttributeNames: { '#c': 'calls' },
-    ExpressionAttributeValues: { ':one': { N: '1' } },
-  });
+  await dynamo.send('UpdateItem', counterUpdate());
   return { statusCode: 200, body: JSON.stringify(reply.parse({ ok: rows[0]?.ok === true })) };
 };

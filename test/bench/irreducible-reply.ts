@@ -15,3 +15,15 @@ export const reply = z
   })
   .describe('irreducible')
   .meta({ id: 'irreducible_reply' });
+
+/**
+ * The one UpdateItem of the I/O yardsticks (irreducible-io-handler.ts with the SDK's client,
+ * irreducible-lean-io-handler.ts with ours): the same input, so they differ by the client alone.
+ */
+export const counterUpdate = () => ({
+  TableName: process.env.BUDGET_TABLE,
+  Key: { pk: { S: 'irreducible' } },
+  UpdateExpression: 'ADD #c :one',
+  ExpressionAttributeNames: { '#c': 'calls' },
+  ExpressionAttributeValues: { ':one': { N: '1' } },
+});
