@@ -1,7 +1,7 @@
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import pg from 'pg';
-import { adminClientConfig } from '../shared/store/admin-connection.js';
-import { ADMIN_USAGE, AdminUsageError, parseAdminArgs, refusalOf, runAdminCommand, type AdminOutcome, type ParsedAdminCommand } from '../shared/store/admin.js';
+import { adminClientConfig } from '../scripts/admin-connection.js';
+import { ADMIN_USAGE, AdminUsageError, parseAdminArgs, refusalOf, runAdminCommand, type AdminOutcome, type ParsedAdminCommand } from '../shared/admin/commands.js';
 
 /**
  * `npm run admin -- <command>` (and `npm run keys -- <key command>`). Two ways to the store, same commands:

@@ -5,7 +5,7 @@
  *
  *   DATABASE_URL=postgres://OWNER@HOST/DB npx tsx examples/pipeline/load-run.ts --workspace acme --brand Acme [--analysis launch]
  *
- * DATABASE_URL is read as `npm run admin` reads it (shared/store/admin-connection.ts), so the README's
+ * DATABASE_URL is read as `npm run admin` reads it (scripts/admin-connection.ts), so the README's
  * tunnel URL works as written: `hostaddr` sends the connection into the tunnel while verify-full still
  * checks the certificate against the cluster's name (a plain `new pg.Client({ connectionString })`
  * ignores hostaddr and would dial the cluster's name, unreachable from outside the VPC).
@@ -23,7 +23,7 @@
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { adminClientConfig } from '../../shared/store/admin-connection.js';
+import { adminClientConfig } from '../../scripts/admin-connection.js';
 
 const { values } = parseArgs({
   options: { workspace: { type: 'string' }, brand: { type: 'string' }, analysis: { type: 'string', default: 'launch' } },

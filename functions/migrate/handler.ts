@@ -1,7 +1,7 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import pg from 'pg';
-import { AdminUsageError, parseAdminArgs, refusalOf, runAdminCommand } from '../../shared/store/admin.js';
-import { migrate } from '../../shared/store/migrate.js';
+import { AdminUsageError, parseAdminArgs, refusalOf, runAdminCommand } from '../../shared/admin/commands.js';
+import { migrate } from '../../shared/admin/migrate.js';
 
 /**
  * One-shot schema migration for the measurement store, run by a CloudFormation custom resource on every
@@ -12,7 +12,7 @@ import { migrate } from '../../shared/store/migrate.js';
  * migrations and grants.sql are copied next to the bundle at build time; migrate.ts finds them there.
  *
  * A direct invocation with an `admin` payload runs one administration command, the same argv as
- * `npm run admin` (shared/store/admin.ts), for operators with no network path to the isolated database;
+ * `npm run admin` (shared/admin/commands.ts), for operators with no network path to the isolated database;
  * bin/admin.ts sends it when ADMIN_FUNCTION is set:
  *   {"admin": ["workspace", "create", "--slug", "acme", "--name", "Acme", "--plan", "growth"]}
  * It answers {"ok": true, "result", "text"} or {"ok": false, "error": {"code", "message"}}. A created key's

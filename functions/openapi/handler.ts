@@ -2,7 +2,7 @@
 import document from '../../openapi/openapi.json' with { type: 'json' };
 import { openapiHandler } from '../../shared/http/openapi-handler.js';
 import { apiSwitchFromEnv } from '../../shared/middleware/api-switch.js';
-import { serializeOpenApi } from '../../shared/openapi/serialize.js';
+import { serializeOpenApi } from '../../shared/http/serialize-openapi.js';
 
 // openapi.json is written by serializeOpenApi, so serializing its parse gives back the same bytes
 // (test/openapi/document.test.ts checks it on the bundled function).

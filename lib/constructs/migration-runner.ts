@@ -10,16 +10,16 @@ import { READER_DB_USER, type MeasurementStore } from './measurement-store.js';
 import type { Network } from './network.js';
 import { PROJECT_ROOT, ServiceFunction } from './service-function.js';
 
-const STORE_DIR = join(PROJECT_ROOT, 'shared', 'store');
+const ADMIN_DIR = join(PROJECT_ROOT, 'shared', 'admin');
 
 /** Changes whenever a migration or the grants change, so the custom resource runs again exactly then. */
 export function schemaHash(): string {
   const hash = createHash('sha256');
-  const dir = join(STORE_DIR, 'migrations');
+  const dir = join(ADMIN_DIR, 'migrations');
   for (const file of readdirSync(dir).filter((f) => f.endsWith('.sql')).sort()) {
     hash.update(file).update(readFileSync(join(dir, file)));
   }
-  hash.update(readFileSync(join(STORE_DIR, 'grants.sql')));
+  hash.update(readFileSync(join(ADMIN_DIR, 'grants.sql')));
   return hash.digest('hex');
 }
 
@@ -68,8 +68,8 @@ export class MigrationRunner extends Construct {
       bundle: props.bundle,
       // migrate.ts resolves migrations/ and grants.sql beside import.meta.url, which is the bundle file.
       afterBundling: (inputDir, outputDir) => [
-        `cp -R "${inputDir}/shared/store/migrations" "${outputDir}/migrations"`,
-        `cp "${inputDir}/shared/store/grants.sql" "${outputDir}/grants.sql"`,
+        `cp -R "${inputDir}/shared/admin/migrations" "${outputDir}/migrations"`,
+        `cp "${inputDir}/shared/admin/grants.sql" "${outputDir}/grants.sql"`,
       ],
     });
     store.adminSecret.grantRead(this.function.fn);

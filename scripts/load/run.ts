@@ -14,9 +14,9 @@ import { fileURLToPath } from 'node:url';
 import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { createBudgetTable, startBudgetStore } from '../../shared/local/stores.js';
+import { createBudgetTable, startBudgetStore } from '../../test/harness/stores.js';
 import { reads } from '../../shared/reads/registry.js';
-import { BASE_PATH } from '../../shared/routes.js';
+import { BASE_PATH } from '../../shared/http/routes.js';
 import { freshDemoStore } from '../../test/reliability/support/stores.js';
 
 const SECONDS = Number(process.env.LOAD_SECONDS ?? 125);

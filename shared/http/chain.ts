@@ -6,7 +6,7 @@ import { authenticateMiddleware } from '../middleware/authenticate.js';
 import { budgetMiddleware } from '../middleware/budget.js';
 import type { CallContext } from '../middleware/call.js';
 import { envelopeMiddleware } from '../middleware/envelope.js';
-import type { Services } from '../services.js';
+import type { Services } from '../store/services.js';
 
 export type Event = APIGatewayProxyEventV2;
 export type Result = APIGatewayProxyStructuredResultV2;

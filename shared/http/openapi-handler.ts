@@ -5,7 +5,7 @@ import { MethodNotAllowed, NotFound } from '../errors.js';
 import type { CallContext } from '../middleware/call.js';
 import { apiSwitchMiddleware, type ApiSwitch } from '../middleware/api-switch.js';
 import { envelopeMiddleware } from '../middleware/envelope.js';
-import { BASE_PATH, matchPath } from '../paths.js';
+import { BASE_PATH, matchPath } from './paths.js';
 
 type Event = APIGatewayProxyEventV2;
 type Result = APIGatewayProxyStructuredResultV2;

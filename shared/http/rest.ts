@@ -2,10 +2,10 @@ import type { MiddlewareObj } from '@middy/core';
 import { NotFound } from '../errors.js';
 import { timed, type CallContext } from '../middleware/call.js';
 import { jsonResponse } from '../middleware/envelope.js';
-import { BASE_PATH } from '../paths.js';
+import { BASE_PATH } from './paths.js';
 import { prepareRead, readContext } from '../reads/execute.js';
 import type { ReadDef } from '../reads/types.js';
-import type { Services } from '../services.js';
+import type { Services } from '../store/services.js';
 import { keyedChain, type Event, type Result } from './chain.js';
 import { parseQuery } from './input.js';
 

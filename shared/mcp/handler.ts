@@ -8,7 +8,7 @@ import { asApiError } from '../middleware/envelope.js';
 import { keyedChain, type Event, type Result } from '../http/chain.js';
 import { prepareRead, readContext } from '../reads/execute.js';
 import type { Config } from '../config.js';
-import type { Services } from '../services.js';
+import type { Services } from '../store/services.js';
 import { resultText } from './fence.js';
 import { tools } from './tools.js';
 
@@ -42,7 +42,7 @@ class RpcError extends Error {
  * What is refused before any key check (so it spends no budget): an Origin that is present and not
  * allowed (MCP transport spec, "Security Warning": against DNS rebinding of a local server, and web
  * pages calling with a key they got hold of). No method check: only POST /mcp reaches this function
- * (shared/routes.ts for the local adapter, lib/constructs/read-api.ts for the gateway, both pinned by
+ * (shared/http/routes.ts for the local adapter, lib/constructs/read-api.ts for the gateway, both pinned by
  * test/infra/routes.test.ts); GET, DELETE and the rest take $default, whose function answers 405 with
  * Allow: POST from the contract.
  */

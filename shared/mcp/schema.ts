@@ -1,5 +1,5 @@
-import { UNTRUSTED_KEYWORD } from '../contracts/common.js';
-import type { JsonSchema } from '../contracts/json-schema.js';
+import { UNTRUSTED_KEYWORD } from '../reads/contracts/common.js';
+import type { JsonSchema } from '../reads/contracts/json-schema.js';
 
 /**
  * JSON Schema work for the MCP face, generic over any read's schema (nothing here names a read or a

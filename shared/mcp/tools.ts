@@ -1,5 +1,5 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { sharePartsWithin, standalone, type JsonSchema } from '../contracts/json-schema.js';
+import { sharePartsWithin, standalone, type JsonSchema } from '../reads/contracts/json-schema.js';
 import { reads } from '../reads/registry.js';
 import type { ReadDef } from '../reads/types.js';
 import { compactSchema, hasUntrusted, markUntrustedSchema, untrustedTransform } from './schema.js';

@@ -1,5 +1,5 @@
 import type { MiddlewareObj } from '@middy/core';
-import type { BudgetCounter } from '../budget.js';
+import type { BudgetCounter } from '../store/budget.js';
 import { InternalError } from '../errors.js';
 import { timed, type CallContext } from './call.js';
 

@@ -40,7 +40,7 @@ export interface ReadContext {
   /** The analysis named in the path, resolved inside the key's reach (scoped reads only). */
   analysis: { id: string; slug: string } | undefined;
   now: Date;
-  /** HMAC key for the cursors of paged reads (shared/cursor.ts). */
+  /** HMAC key for the cursors of paged reads (shared/reads/cursor.ts). */
   cursorSecret: string;
 }
 

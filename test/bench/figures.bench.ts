@@ -1,5 +1,5 @@
-import { migrate } from '../../shared/store/migrate.js';
-import { largeManifest, seedLarge } from '../../shared/store/large.js';
+import { migrate } from '../../shared/admin/migrate.js';
+import { largeManifest, seedLarge } from '../fixtures/large-dataset.js';
 import { benchApi, getter, measure, serverDatabase, table, withUser, type Stats } from './harness.js';
 
 /**

@@ -1,7 +1,7 @@
 import pg from 'pg';
-import { freshTableName, localConfig, startApi, type LocalApi } from '../../shared/local/stack.js';
-import { createBudgetTable, startBudgetStore, startStore, withUser, type LocalBudgetStore, type LocalStore } from '../../shared/local/stores.js';
-import { migrate } from '../../shared/store/migrate.js';
+import { freshTableName, localConfig, startApi, type LocalApi } from '../harness/stack.js';
+import { createBudgetTable, startBudgetStore, startStore, withUser, type LocalBudgetStore, type LocalStore } from '../harness/stores.js';
+import { migrate } from '../../shared/admin/migrate.js';
 import type { Queryable } from '../../shared/store/queryable.js';
 
 /** The machine's PostgreSQL server (trust auth); BENCH_PG_URL overrides. */

@@ -2,9 +2,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import pg from 'pg';
-import { ASSISTANT_RESULT_BYTES } from '../../shared/contracts/result-size.js';
-import { largeManifest, seedLarge } from '../../shared/store/large.js';
-import { migrate } from '../../shared/store/migrate.js';
+import { ASSISTANT_RESULT_BYTES } from '../../shared/reads/contracts/result-size.js';
+import { largeManifest, seedLarge } from '../fixtures/large-dataset.js';
+import { migrate } from '../../shared/admin/migrate.js';
 import { largest, largestPerTool, longHistorySizes } from '../mcp/long-history.js';
 import { benchApi, serverDatabase, table, withUser } from './harness.js';
 

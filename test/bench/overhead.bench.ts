@@ -5,9 +5,9 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { localConfig, startApi, type LocalApi } from '../../shared/local/stack.js';
-import { largeManifest, seedLarge } from '../../shared/store/large.js';
-import { migrate } from '../../shared/store/migrate.js';
+import { localConfig, startApi, type LocalApi } from '../harness/stack.js';
+import { largeManifest, seedLarge } from '../fixtures/large-dataset.js';
+import { migrate } from '../../shared/admin/migrate.js';
 import { measure, serverDatabase, stats, table, withUser } from './harness.js';
 import { startPrivatePg } from './private-pg.js';
 

@@ -1,9 +1,9 @@
-import { largeManifest, seedLarge } from '../../shared/store/large.js';
-import { migrate } from '../../shared/store/migrate.js';
+import { largeManifest, seedLarge } from '../fixtures/large-dataset.js';
+import { migrate } from '../../shared/admin/migrate.js';
 import * as z from 'zod';
 import { reads } from '../../shared/reads/registry.js';
 import { pathParams } from '../../shared/reads/types.js';
-import { MAX_WINDOW_DAYS } from '../../shared/windows.js';
+import { MAX_WINDOW_DAYS } from '../../shared/reads/windows.js';
 import { benchApi, serverDatabase, table, withUser } from './harness.js';
 
 /**

@@ -1,12 +1,12 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { afterAll, describe, expect, test } from '@jest/globals';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
-import { toApiGatewayEvent } from '../../shared/local/adapter.js';
-import { createHandlers } from '../../shared/local/handlers.js';
-import { localConfig } from '../../shared/local/stack.js';
-import { createServices } from '../../shared/services.js';
+import { toApiGatewayEvent } from '../harness/adapter.js';
+import { createHandlers } from '../harness/handlers.js';
+import { localConfig } from '../harness/stack.js';
+import { createServices } from '../../shared/store/services.js';
 import { dynamoEndpoint, manifest, readerUrl } from '../support/api.js';
-import { createBudgetTable } from '../../shared/local/stores.js';
+import { createBudgetTable } from '../harness/stores.js';
 
 /**
  * The local adapter stands in for API Gateway: its events must have the shape of recorded HTTP API

@@ -2,10 +2,10 @@ import { afterAll, describe, expect, test } from '@jest/globals';
 import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { restHandler } from '../../shared/http/rest.js';
 import { readsByFamily } from '../../shared/reads/registry.js';
-import { toApiGatewayEvent, type LambdaHandler } from '../../shared/local/adapter.js';
-import { freshTableName, localConfig } from '../../shared/local/stack.js';
-import { createBudgetTable } from '../../shared/local/stores.js';
-import { createServices } from '../../shared/services.js';
+import { toApiGatewayEvent, type LambdaHandler } from '../harness/adapter.js';
+import { freshTableName, localConfig } from '../harness/stack.js';
+import { createBudgetTable } from '../harness/stores.js';
+import { createServices } from '../../shared/store/services.js';
 import { awayFromMinuteEdge, dynamoEndpoint, manifest, readerUrl } from '../support/api.js';
 
 /** The real middy chain, invoked as Lambda would, without HTTP in between. */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { connect } from 'node:net';
-import type { LocalApi } from '../../shared/local/stack.js';
+import type { LocalApi } from '../harness/stack.js';
 import { manifest, startTestApi } from '../support/api.js';
 import { parseResponse, rawRequest, type RawReply } from '../reliability/support/raw-http.js';
 

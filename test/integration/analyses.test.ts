@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { z } from 'zod';
-import type { LocalApi } from '../../shared/local/stack.js';
+import type { LocalApi } from '../harness/stack.js';
 import { getAnalysis, listAnalyses } from '../../shared/reads/identity/analyses.js';
 import { meSchema } from '../../shared/reads/identity/me.js';
 import { call, expectError, expectServed, manifest, startTestApi } from '../support/api.js';

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { freshTableName, localConfig, startApi, type LocalApi } from '../../shared/local/stack.js';
-import { createBudgetTable, type LocalStore } from '../../shared/local/stores.js';
+import { freshTableName, localConfig, startApi, type LocalApi } from '../harness/stack.js';
+import { createBudgetTable, type LocalStore } from '../harness/stores.js';
 import { getAnswer } from '../../shared/reads/catalog/answers.js';
 import type { Queryable } from '../../shared/store/queryable.js';
 import { call, dynamoEndpoint, expectServed, type Reply } from '../support/api.js';

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import type { LocalApi } from '../../shared/local/stack.js';
+import type { LocalApi } from '../harness/stack.js';
 import { meSchema } from '../../shared/reads/identity/me.js';
-import { startStore, type LocalStore } from '../../shared/local/stores.js';
-import { secondsToMinuteEnd } from '../../shared/budget.js';
-import { freshTableName } from '../../shared/local/stack.js';
+import { startStore, type LocalStore } from '../harness/stores.js';
+import { secondsToMinuteEnd } from '../../shared/store/budget.js';
+import { freshTableName } from '../harness/stack.js';
 import { awayFromMinuteEdge, budgetItems, call, expectError, expectServed, manifest, startTestApi } from '../support/api.js';
-import { ZERO_PLAN_ANALYSIS, ZERO_PLAN_SECRET } from '../support/zero-plan-fixture.js';
+import { ZERO_PLAN_ANALYSIS, ZERO_PLAN_SECRET } from '../fixtures/zero-plan.js';
 
 describe('the budget: one atomic counter per workspace per minute', () => {
   let api: LocalApi;

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import pg from 'pg';
 import type { z } from 'zod';
-import type { LocalApi } from '../../shared/local/stack.js';
+import type { LocalApi } from '../harness/stack.js';
 import { getAnswer, listAnswers } from '../../shared/reads/catalog/answers.js';
 import { getRun } from '../../shared/reads/catalog/runs.js';
-import { HOSTILE_ANSWERS, HOSTILE_TEXTS } from '../../shared/store/demo.js';
+import { HOSTILE_ANSWERS, HOSTILE_TEXTS } from '../../shared/admin/demo.js';
 import { call, expectError, expectServed, manifest, readerUrl, startTestApi } from '../support/api.js';
 
 let api: LocalApi;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import pg from 'pg';
-import type { LocalApi } from '../../shared/local/stack.js';
+import type { LocalApi } from '../harness/stack.js';
 import { listPrompts } from '../../shared/reads/catalog/prompts.js';
 import { getRun, listRuns } from '../../shared/reads/catalog/runs.js';
 import { call, expectError, expectServed, manifest, readerUrl, startTestApi } from '../support/api.js';

@@ -1,16 +1,16 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { LocalApi } from '../../shared/local/stack.js';
+import type { LocalApi } from '../harness/stack.js';
 import { listCompetitors } from '../../shared/reads/figures/competitors.js';
 import { call, expectServed, startTestApi } from '../support/api.js';
-import { CROWD_ANALYSIS, CROWD_INDIRECT, CROWD_SECRET } from '../support/crowd-fixture.js';
+import { CROWD_ANALYSIS, CROWD_INDIRECT, CROWD_SECRET } from '../fixtures/crowd.js';
 import { unwrapUntrusted } from '../mcp/args.js';
 import { connect } from '../mcp/support.js';
 
 /**
  * Read 7 keeps one page whatever the number of brands answers name (SPEC §4.1 rule 5: a single-page read
  * signals more rows with truncated): every direct competitor, the 50 most mentioned indirect ones, total
- * counting them all. Expected values worked out by hand from test/support/crowd-fixture.ts.
+ * counting them all. Expected values worked out by hand from test/fixtures/crowd.ts.
  */
 const LIMIT = 50;
 

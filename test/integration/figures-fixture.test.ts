@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { z } from 'zod';
-import type { LocalApi } from '../../shared/local/stack.js';
+import type { LocalApi } from '../harness/stack.js';
 import { listCompetitors } from '../../shared/reads/figures/competitors.js';
 import { listEngines } from '../../shared/reads/figures/engines.js';
 import { listGroupPrompts, listGroups } from '../../shared/reads/figures/groups.js';
@@ -8,11 +8,11 @@ import { getMetrics } from '../../shared/reads/figures/metrics.js';
 import { listSources } from '../../shared/reads/figures/sources.js';
 import { getMetricsTimeseries } from '../../shared/reads/figures/timeseries.js';
 import { call, expectError, expectServed, startTestApi } from '../support/api.js';
-import { FIG_ANALYSIS, FIG_IDS, FIG_NOOWNED, FIG_SECRET } from '../support/figures-fixture.js';
+import { FIG_ANALYSIS, FIG_IDS, FIG_NOOWNED, FIG_SECRET } from '../fixtures/figures.js';
 
 /**
  * Every expected number below was computed by hand from the fixture described in
- * test/support/figures-fixture.ts. Wilson intervals: 95%, z = 1.959964,
+ * test/fixtures/figures.ts. Wilson intervals: 95%, z = 1.959964,
  * centre = (p + z²/2n) / (1 + z²/n), half-width = z/(1 + z²/n) · √(p(1−p)/n + z²/4n²), rounded to 6 decimals
  * (computed independently with a calculator, not with the service's code).
  */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import pg from 'pg';
 import type { z } from 'zod';
-import type { LocalApi } from '../../shared/local/stack.js';
+import type { LocalApi } from '../harness/stack.js';
 import { listCompetitors } from '../../shared/reads/figures/competitors.js';
 import { listEngines } from '../../shared/reads/figures/engines.js';
 import { listGroupPrompts, listGroups } from '../../shared/reads/figures/groups.js';

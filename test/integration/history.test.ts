@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import type { LocalApi } from '../../shared/local/stack.js';
+import type { LocalApi } from '../harness/stack.js';
 import { listGroupPrompts, listGroups } from '../../shared/reads/figures/groups.js';
 import { call, dynamoEndpoint, expectError, expectServed, startTestApi } from '../support/api.js';
-import { HISTORY_ANALYSIS, HISTORY_KEYS, HISTORY_LONG, REWRITE_KEYS, seedRewrittenHistories, type HistoryKey, type RewriteKey } from '../support/history-fixture.js';
+import { HISTORY_ANALYSIS, HISTORY_KEYS, HISTORY_LONG, REWRITE_KEYS, seedRewrittenHistories, type HistoryKey, type RewriteKey } from '../fixtures/history.js';
 import { startOwnStore } from '../support/own-store.js';
-import { createBudgetTable, type LocalStore } from '../../shared/local/stores.js';
-import { freshTableName, localConfig, startApi } from '../../shared/local/stack.js';
+import { createBudgetTable, type LocalStore } from '../harness/stores.js';
+import { freshTableName, localConfig, startApi } from '../harness/stack.js';
 import { getMetrics } from '../../shared/reads/figures/metrics.js';
 import { getMetricsTimeseries } from '../../shared/reads/figures/timeseries.js';
 

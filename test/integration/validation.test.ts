@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import type { LocalApi } from '../../shared/local/stack.js';
+import type { LocalApi } from '../harness/stack.js';
 import { listAnalyses } from '../../shared/reads/identity/analyses.js';
 import { call, expectError, expectServed, manifest, startTestApi } from '../support/api.js';
 

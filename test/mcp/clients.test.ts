@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import type { LocalApi } from '../../shared/local/stack.js';
+import type { LocalApi } from '../harness/stack.js';
 import { reads } from '../../shared/reads/registry.js';
 import { manifest, startTestApi } from '../support/api.js';
 import { INSPECTOR, MCP_REMOTE, freshConfigDir, npx, type Run } from './clients.js';

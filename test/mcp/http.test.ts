@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { parseConfig } from '../../shared/config.js';
-import type { LocalApi } from '../../shared/local/stack.js';
+import type { LocalApi } from '../harness/stack.js';
 import { INVALID_CALL } from '../../shared/mcp/handler.js';
 import { awayFromMinuteEdge, call, expectError, manifest, startTestApi } from '../support/api.js';
 import { connect, rpc, toolCall } from './support.js';

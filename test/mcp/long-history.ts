@@ -1,11 +1,11 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { reads } from '../../shared/reads/registry.js';
 import { isScoped, pathParams } from '../../shared/reads/types.js';
-import type { LargeManifest } from '../../shared/store/large.js';
+import type { LargeManifest } from '../fixtures/large-dataset.js';
 import { listerOf, resultSizes } from './args.js';
 
 /**
- * Issue 14 point 2 on a long history (shared/store/large.ts), without jest: what every tool gives with
+ * Issue 14 point 2 on a long history (test/fixtures/large-dataset.ts), without jest: what every tool gives with
  * its default arguments, and what its widest legal calls give. Used by the reliability battery's
  * test/reliability/mcp-sizes.long-history.ts (in CI) and by `npm run bench -- mcp`.
  */

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { standalone } from '../../shared/contracts/json-schema.js';
-import type { LocalApi } from '../../shared/local/stack.js';
+import { standalone } from '../../shared/reads/contracts/json-schema.js';
+import type { LocalApi } from '../harness/stack.js';
 import { reads } from '../../shared/reads/registry.js';
 import { isScoped, pathParams, type ReadDef } from '../../shared/reads/types.js';
 import { call, manifest, startTestApi } from '../support/api.js';

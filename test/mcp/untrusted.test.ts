@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { freshTableName, localConfig, startApi, type LocalApi } from '../../shared/local/stack.js';
-import { createBudgetTable, type LocalStore } from '../../shared/local/stores.js';
+import { freshTableName, localConfig, startApi, type LocalApi } from '../harness/stack.js';
+import { createBudgetTable, type LocalStore } from '../harness/stores.js';
 import { UNTRUSTED_KEY } from '../../shared/mcp/schema.js';
-import type { DemoManifest } from '../../shared/store/demo.js';
+import type { DemoManifest } from '../../shared/admin/demo.js';
 import type { Queryable } from '../../shared/store/queryable.js';
-import { HOSTILE_TEXTS } from '../../shared/store/demo.js';
+import { HOSTILE_TEXTS } from '../../shared/admin/demo.js';
 import { call, dynamoEndpoint } from '../support/api.js';
 import { startOwnStore } from '../support/own-store.js';
 import { unwrapUntrusted } from './args.js';

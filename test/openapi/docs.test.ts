@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import type { OpenApiDocument } from '../../shared/openapi/document.js';
-import { DOCS_CSP_HEADER, serveDocs, type ServedDocs } from '../../shared/openapi/docs-page.js';
-import { OPENAPI_FILE } from '../../shared/openapi/serialize.js';
-import { freshTableName, localConfig, startApi, type LocalApi } from '../../shared/local/stack.js';
-import { createBudgetTable } from '../../shared/local/stores.js';
+import type { OpenApiDocument } from '../../scripts/openapi/document.js';
+import { DOCS_CSP_HEADER, serveDocs, type ServedDocs } from '../../scripts/openapi/docs-page.js';
+import { OPENAPI_FILE } from '../../shared/http/serialize-openapi.js';
+import { freshTableName, localConfig, startApi, type LocalApi } from '../harness/stack.js';
+import { createBudgetTable } from '../harness/stores.js';
 import { dynamoEndpoint, readerUrl } from '../support/api.js';
 import { ensureDebian } from '../support/debian.js';
 

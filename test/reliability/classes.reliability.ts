@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import pg from 'pg';
 import { reads } from '../../shared/reads/registry.js';
 import { pathParams, type ReadDef } from '../../shared/reads/types.js';
-import { BASE_PATH } from '../../shared/routes.js';
+import { BASE_PATH } from '../../shared/http/routes.js';
 import { manifest } from '../support/api.js';
 import { startApiProcess, type ApiProcess } from './support/api-process.js';
 import { contractProblems } from './support/contract.js';

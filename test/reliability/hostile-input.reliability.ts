@@ -4,7 +4,7 @@ import pg from 'pg';
 import { SECRET_PATTERN } from '../../shared/keys.js';
 import { reads } from '../../shared/reads/registry.js';
 import { pathParams, type ReadDef } from '../../shared/reads/types.js';
-import { BASE_PATH } from '../../shared/routes.js';
+import { BASE_PATH } from '../../shared/http/routes.js';
 import { manifest } from '../support/api.js';
 import { startApiProcess, type ApiProcess } from './support/api-process.js';
 import { contractProblems } from './support/contract.js';

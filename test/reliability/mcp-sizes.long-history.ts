@@ -3,19 +3,19 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import pg from 'pg';
-import { ASSISTANT_RESULT_BYTES } from '../../shared/contracts/result-size.js';
+import { ASSISTANT_RESULT_BYTES } from '../../shared/reads/contracts/result-size.js';
 import { RUN_SIZE } from '../../shared/reads/catalog/runs.js';
 import { GROUP_PROMPT_SIZE } from '../../shared/reads/figures/groups.js';
 import { SERIES_SIZE } from '../../shared/reads/figures/timeseries.js';
-import { LARGE_ENGINES, largeManifest, seedLarge } from '../../shared/store/large.js';
-import { migrate } from '../../shared/store/migrate.js';
+import { LARGE_ENGINES, largeManifest, seedLarge } from '../fixtures/large-dataset.js';
+import { migrate } from '../../shared/admin/migrate.js';
 import { benchApi, closeBench, table, withUser, type BenchApi } from '../bench/harness.js';
 import { resultSizes } from '../mcp/args.js';
 import { largest, largestPerTool, longHistorySizes, type LongHistorySizes, type Sized } from '../mcp/long-history.js';
 import { freshDatabase, type ServerDatabase } from './support/stores.js';
 
 /**
- * Issue 14 point 2 on a long history, in CI: one year of daily runs (shared/store/large.ts: 200 prompts ×
+ * Issue 14 point 2 on a long history, in CI: one year of daily runs (test/fixtures/large-dataset.ts: 200 prompts ×
  * 6 engines × 365 runs, 438,000 answers) seeded into a fresh database of the PostgreSQL server and dropped
  * after. Every tool with default arguments, through the SDK client, gives a text block and a
  * JSON.stringify(structuredContent) of at most ASSISTANT_RESULT_BYTES each. A wider legal call that goes

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import pg from 'pg';
-import type { LocalApi } from '../../shared/local/stack.js';
+import type { LocalApi } from '../harness/stack.js';
 import { fingerprint, newSecret } from '../../shared/keys.js';
-import { KEY_LABELS } from '../../shared/store/demo.js';
+import { KEY_LABELS } from '../../shared/admin/demo.js';
 import { manifest, startTestApi } from '../support/api.js';
 import { captureOutput } from '../support/capture.js';
 import { contractProblems, get, headerProblems } from './support/contract.js';

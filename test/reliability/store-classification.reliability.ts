@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import pg from 'pg';
-import type { LocalApi } from '../../shared/local/stack.js';
+import type { LocalApi } from '../harness/stack.js';
 import { reads } from '../../shared/reads/registry.js';
-import type { DemoManifest } from '../../shared/store/demo.js';
+import type { DemoManifest } from '../../shared/admin/demo.js';
 import { startTestApi } from '../support/api.js';
 import { captureLogLines } from '../support/capture.js';
 import { contractProblems, get } from './support/contract.js';

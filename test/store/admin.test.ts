@@ -4,11 +4,11 @@ import { promisify } from 'node:util';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { KeyRevoked } from '../../shared/errors.js';
-import { lookupIdentity } from '../../shared/identity.js';
+import { lookupIdentity } from '../../shared/store/caller.js';
 import { fingerprint } from '../../shared/keys.js';
 import type { Db } from '../../shared/store/db.js';
-import { AdminUsageError, parseAdminArgs, refusalOf, runAdminCommand } from '../../shared/store/admin.js';
-import { freshStore, type Store } from './pglite.js';
+import { AdminUsageError, parseAdminArgs, refusalOf, runAdminCommand } from '../../shared/admin/commands.js';
+import { freshStore, type Store } from '../harness/pglite.js';
 
 let store: Store;
 const admin = (...argv: string[]) => runAdminCommand(store.db, parseAdminArgs(argv));

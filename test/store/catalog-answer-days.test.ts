@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { seedDemo } from '../../shared/store/demo.js';
-import { freshStore, type Store } from './pglite.js';
+import { seedDemo } from '../../shared/admin/demo.js';
+import { freshStore, type Store } from '../harness/pglite.js';
 
 /** answer_days (migration 004) must equal a direct count after every kind of write to answers. */
 let store: Store;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { SECRET_PATTERN, fingerprint } from '../../shared/keys.js';
-import { ANALYSIS_LABELS, HOSTILE_TEXTS, KEY_LABELS, demoManifest, seedDemo, type DemoManifest } from '../../shared/store/demo.js';
-import { freshStore, type Store } from './pglite.js';
+import { ANALYSIS_LABELS, HOSTILE_TEXTS, KEY_LABELS, demoManifest, seedDemo, type DemoManifest } from '../../shared/admin/demo.js';
+import { freshStore, type Store } from '../harness/pglite.js';
 
 const END = '2025-06-30';
 const TABLES = [

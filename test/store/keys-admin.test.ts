@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from '@jest/globals';
 import { SECRET_PATTERN, fingerprint } from '../../shared/keys.js';
-import { seedDemo, type DemoManifest } from '../../shared/store/demo.js';
-import { KeyAdminError, MAX_ACTIVE_KEYS, createKey, listKeys, revokeKey, type CreateKeyInput } from '../../shared/store/keys-admin.js';
-import { freshStore, type Store } from './pglite.js';
+import { seedDemo, type DemoManifest } from '../../shared/admin/demo.js';
+import { KeyAdminError, MAX_ACTIVE_KEYS, createKey, listKeys, revokeKey, type CreateKeyInput } from '../../shared/admin/keys.js';
+import { freshStore, type Store } from '../harness/pglite.js';
 
 let store: Store;
 let manifest: DemoManifest;

@@ -1,9 +1,9 @@
 import { expect } from '@jest/globals';
 import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import type { z } from 'zod';
-import type { DemoManifest } from '../../shared/store/demo.js';
-import { freshTableName, localConfig, startApi, type LocalApi } from '../../shared/local/stack.js';
-import { createBudgetTable } from '../../shared/local/stores.js';
+import type { DemoManifest } from '../../shared/admin/demo.js';
+import { freshTableName, localConfig, startApi, type LocalApi } from '../harness/stack.js';
+import { createBudgetTable } from '../harness/stores.js';
 import { expectMatchesOpenApi, warmOpenApiValidators } from './openapi.js';
 
 export const manifest: DemoManifest = JSON.parse(process.env.TEST_MANIFEST ?? 'null');

@@ -1,9 +1,9 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { errorSchema } from '../../shared/contracts/error.js';
-import { standalone } from '../../shared/contracts/json-schema.js';
-import { buildOpenApi, type OpenApiDocument } from '../../shared/openapi/document.js';
-import { BASE_PATH, matchPath, routes } from '../../shared/routes.js';
+import { errorSchema } from '../../scripts/openapi/error-contract.js';
+import { standalone } from '../../shared/reads/contracts/json-schema.js';
+import { buildOpenApi, type OpenApiDocument } from '../../scripts/openapi/document.js';
+import { BASE_PATH, matchPath, routes } from '../../shared/http/routes.js';
 
 /**
  * Every reply an integration test receives is checked against the OpenAPI document: status, headers

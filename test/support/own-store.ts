@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { startStore, type LocalStore } from '../../shared/local/stores.js';
+import { startStore, type LocalStore } from '../harness/stores.js';
 import type { Queryable } from '../../shared/store/queryable.js';
 
 /**

@@ -1,5 +1,5 @@
-import { startBudgetStore, startStore, type LocalBudgetStore, type LocalStore } from '../../shared/local/stores.js';
-import { seedFixtures } from './fixtures.js';
+import { startBudgetStore, startStore, type LocalBudgetStore, type LocalStore } from '../harness/stores.js';
+import { seedFixtures } from '../fixtures/index.js';
 
 declare global {
   // eslint-disable-next-line no-var

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, test } from '@jest/globals';
 import { createDynamoDb } from '../../shared/aws/dynamodb.js';
-import { createBudgetCounter } from '../../shared/budget.js';
+import { createBudgetCounter } from '../../shared/store/budget.js';
 
 /**
  * The budget counter's connection to DynamoDB, against small servers that misbehave the way networks do.

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, jest, test } from '@jest/globals';
 import { DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { Signer } from '@aws-sdk/rds-signer';
-import { budgetEndpoint, createBudgetCounter, createDynamoClient } from '../../shared/budget.js';
+import { budgetEndpoint, createBudgetCounter, createDynamoClient } from '../../shared/store/budget.js';
 import { rdsAuthToken, signedHeaders } from '../../shared/aws/sigv4.js';
 import { parseConfig } from '../../shared/config.js';
 import { verifySigned, type ReceivedRequest } from '../support/sigv4.js';

@@ -1,14 +1,14 @@
 import { describe, expect, test } from '@jest/globals';
 import { z } from 'zod';
-import { secondsToMinuteEnd } from '../../shared/budget.js';
-import { decodeCursor, encodeCursor } from '../../shared/cursor.js';
+import { secondsToMinuteEnd } from '../../shared/store/budget.js';
+import { decodeCursor, encodeCursor } from '../../shared/reads/cursor.js';
 import { CursorExpired, InvalidRequest } from '../../shared/errors.js';
 import { parseQuery, validateInput } from '../../shared/http/input.js';
 import { fingerprint, newSecret, SECRET_PATTERN, visiblePrefix } from '../../shared/keys.js';
 import { bearerSecret } from '../../shared/middleware/authenticate.js';
 import { reads } from '../../shared/reads/registry.js';
 import { defineRead, pathParams } from '../../shared/reads/types.js';
-import { checkWindow, windowParams, windowSpec } from '../../shared/windows.js';
+import { checkWindow, windowParams, windowSpec } from '../../shared/reads/windows.js';
 
 const read = defineRead({
   name: 'probe',

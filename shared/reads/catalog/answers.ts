@@ -1,8 +1,8 @@
 import * as z from 'zod';
-import { analysisParam, cursorParam, day, limitParam, timestamp, untrustedText, uuid } from '../../contracts/common.js';
-import { decodeCursor, encodeCursor, type CursorBinding } from '../../cursor.js';
+import { analysisParam, cursorParam, day, limitParam, timestamp, untrustedText, uuid } from '../contracts/common.js';
+import { decodeCursor, encodeCursor, type CursorBinding } from '../cursor.js';
 import { InvalidRequest, NotFound } from '../../errors.js';
-import { checkWindow, windowKey, windowParams, windowSpec, type WindowSpec } from '../../windows.js';
+import { checkWindow, windowKey, windowParams, windowSpec, type WindowSpec } from '../windows.js';
 import { defineRead, type ReadContext } from '../types.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

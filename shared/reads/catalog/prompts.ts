@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { analysisParam, iso, listOf, timestamp, uuid } from '../../contracts/common.js';
+import { analysisParam, iso, listOf, timestamp, uuid } from '../contracts/common.js';
 import { defineRead } from '../types.js';
 
 const promptItem = z

@@ -1,12 +1,12 @@
 import * as z from 'zod';
-import { analysisParam, limitParam, listOf } from '../../contracts/common.js';
-import { runRef, type runState } from '../../contracts/run.js';
+import { analysisParam, limitParam, listOf } from '../contracts/common.js';
+import { runRef, type runState } from '../contracts/run.js';
 import { NotFound } from '../../errors.js';
 import { defineRead } from '../types.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-// The engine lifecycle is that of shared/store/migrations/002_measurements.sql (the run's: contracts/run.ts).
+// The engine lifecycle is that of shared/admin/migrations/002_measurements.sql (the run's: contracts/run.ts).
 export const engineState = z
   .enum(['pending', 'collecting', 'extracting', 'done', 'failed'])
   .describe(

@@ -1,9 +1,9 @@
 import * as z from 'zod';
-import { untrustedText, uuid } from '../../contracts/common.js';
-import { figureListOf, meanSchema, rateSchema } from '../../figures/contracts.js';
-import { figureInput } from '../../figures/inputs.js';
-import { callFigures, loadCommon, total, type CommonJson } from '../../figures/load.js';
-import { meanFigure, rateFigure } from '../../figures/stats.js';
+import { untrustedText, uuid } from '../contracts/common.js';
+import { figureListOf, meanSchema, rateSchema } from './contracts.js';
+import { figureInput } from './inputs.js';
+import { callFigures, loadCommon, total, type CommonJson } from './load.js';
+import { meanFigure, rateFigure } from './stats.js';
 import { defineRead } from '../types.js';
 
 /**

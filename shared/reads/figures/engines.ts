@@ -1,7 +1,7 @@
 import * as z from 'zod';
-import { engineRef as engineRefSchema, figureListOf, headlineSchema } from '../../figures/contracts.js';
-import { figureInput } from '../../figures/inputs.js';
-import { callFigures, engineOrder, engineRef, headline, loadCommon, zeroSums, type CommonJson } from '../../figures/load.js';
+import { engineRef as engineRefSchema, figureListOf, headlineSchema } from './contracts.js';
+import { figureInput } from './inputs.js';
+import { callFigures, engineOrder, engineRef, headline, loadCommon, zeroSums, type CommonJson } from './load.js';
 import { defineRead } from '../types.js';
 
 const engineItem = headlineSchema.extend({ engine: engineRefSchema }).meta({ id: 'engine_metrics', description: 'Headline metrics of one AI engine.' });

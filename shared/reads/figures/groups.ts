@@ -1,10 +1,10 @@
 import * as z from 'zod';
-import { analysisParam, limitParam, uuid } from '../../contracts/common.js';
+import { analysisParam, limitParam, uuid } from '../contracts/common.js';
 import { NotFound } from '../../errors.js';
-import { engineRef as engineRefSchema, figureListOf, headlineSchema } from '../../figures/contracts.js';
-import { figureInput, figureWindow } from '../../figures/inputs.js';
-import { addSums, callFigures, engineRef, headline, loadCommon, sumsOf, zeroSums, type CommonJson, type Sums } from '../../figures/load.js';
-import { checkWindow } from '../../windows.js';
+import { engineRef as engineRefSchema, figureListOf, headlineSchema } from './contracts.js';
+import { figureInput, figureWindow } from './inputs.js';
+import { addSums, callFigures, engineRef, headline, loadCommon, sumsOf, zeroSums, type CommonJson, type Sums } from './load.js';
+import { checkWindow } from '../windows.js';
 import { defineRead } from '../types.js';
 
 const NO_GROUP = '00000000-0000-0000-0000-000000000000';

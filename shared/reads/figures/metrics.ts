@@ -1,7 +1,7 @@
 import * as z from 'zod';
-import { contextSchema, headlineSchema } from '../../figures/contracts.js';
-import { figureInput } from '../../figures/inputs.js';
-import { callFigures, headline, loadCommon, total, type CommonJson } from '../../figures/load.js';
+import { contextSchema, headlineSchema } from './contracts.js';
+import { figureInput } from './inputs.js';
+import { callFigures, headline, loadCommon, total, type CommonJson } from './load.js';
 import { defineRead } from '../types.js';
 
 export const metricsSchema = z

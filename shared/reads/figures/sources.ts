@@ -1,10 +1,10 @@
 import * as z from 'zod';
-import { analysisParam, limitParam, untrustedText } from '../../contracts/common.js';
-import { figureListOf, rateSchema } from '../../figures/contracts.js';
-import { figureWindow } from '../../figures/inputs.js';
-import { callFigures, loadCommon, total, type CommonJson } from '../../figures/load.js';
-import { rateFigure } from '../../figures/stats.js';
-import { checkWindow } from '../../windows.js';
+import { analysisParam, limitParam, untrustedText } from '../contracts/common.js';
+import { figureListOf, rateSchema } from './contracts.js';
+import { figureWindow } from './inputs.js';
+import { callFigures, loadCommon, total, type CommonJson } from './load.js';
+import { rateFigure } from './stats.js';
+import { checkWindow } from '../windows.js';
 import { defineRead } from '../types.js';
 
 const sourceItem = z

@@ -1,12 +1,12 @@
 import * as z from 'zod';
-import { analysisParam, day, uuid } from '../../contracts/common.js';
-import { contextSchema, dayMean, dayRate, daySourceShare, headlineSchema } from '../../figures/contracts.js';
-import { callFigures, headline, loadCommon, sumsOf, total, type CommonJson, type Sums } from '../../figures/load.js';
-import { mean, round } from '../../figures/stats.js';
-import { daysBetween, daysFrom } from '../../figures/window.js';
+import { analysisParam, day, uuid } from '../contracts/common.js';
+import { contextSchema, dayMean, dayRate, daySourceShare, headlineSchema } from './contracts.js';
+import { callFigures, headline, loadCommon, sumsOf, total, type CommonJson, type Sums } from './load.js';
+import { mean, round } from './stats.js';
+import { daysBetween, daysFrom } from './days.js';
 import { InvalidRequest } from '../../errors.js';
-import { checkWindow, windowParams } from '../../windows.js';
-import { ASSISTANT_RESULT_BYTES, roughly } from '../../contracts/result-size.js';
+import { checkWindow, windowParams } from '../windows.js';
+import { ASSISTANT_RESULT_BYTES, roughly } from '../contracts/result-size.js';
 import { defineRead } from '../types.js';
 
 const SERIES_WINDOWS = ['7d', '14d', '30d', '90d', 'all'] as const;

@@ -1,7 +1,7 @@
 import * as z from 'zod';
-import { analysisParam, cursorParam, iso, isoOrNull, limitParam, listOf, timestamp, uuid } from '../../contracts/common.js';
-import { runRef } from '../../contracts/run.js';
-import { decodeCursor, encodeCursor } from '../../cursor.js';
+import { analysisParam, cursorParam, iso, isoOrNull, limitParam, listOf, timestamp, uuid } from '../contracts/common.js';
+import { runRef } from '../contracts/run.js';
+import { decodeCursor, encodeCursor } from '../cursor.js';
 import { defineRead } from '../types.js';
 
 const brandRef = z.object({ id: uuid, name: z.string() });

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { iso, timestamp, uuid } from '../../contracts/common.js';
+import { iso, timestamp, uuid } from '../contracts/common.js';
 import { defineRead } from '../types.js';
 
 export const meSchema = z

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { LOCAL_CURSOR_SECRET, freshTableName } from '../../../shared/local/stack.js';
-import { createBudgetTable } from '../../../shared/local/stores.js';
+import { LOCAL_CURSOR_SECRET, freshTableName } from '../../harness/stack.js';
+import { createBudgetTable } from '../../harness/stores.js';
 
 /** Where the global setup writes the bundled API server (test/reliability/support/api-server.ts). */
 export const API_BUNDLE_ENV = 'RELIABILITY_API_BUNDLE';

@@ -5,7 +5,7 @@
  * (shared/config.ts); it prints one JSON line with its address once it listens.
  */
 import { parseConfig } from '../../../shared/config.js';
-import { startApi } from '../../../shared/local/stack.js';
+import { startApi } from '../../harness/stack.js';
 
 const api = await startApi(parseConfig(process.env));
 process.stdout.write(`${JSON.stringify({ listening: api.url })}\n`);

@@ -1,4 +1,4 @@
-import type { LocalApi } from '../../../shared/local/stack.js';
+import type { LocalApi } from '../../harness/stack.js';
 import type { ReadDef } from '../../../shared/reads/types.js';
 import { rawRequest, type RawReply } from './raw-http.js';
 

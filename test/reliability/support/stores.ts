@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { API_BUNDLE_ENV } from './api-process.js';
 import { FIGURES_DIR_ENV, readFigures, summarise } from './figures.js';
-import { startBudgetStore, startStore, type LocalBudgetStore, type LocalStore } from '../../../shared/local/stores.js';
+import { startBudgetStore, startStore, type LocalBudgetStore, type LocalStore } from '../../harness/stores.js';
 
 /** The machine's PostgreSQL server (trust auth). The battery only ever creates and drops its own databases. */
 export const SERVER_URL = process.env.RELIABILITY_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';

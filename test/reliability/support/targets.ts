@@ -1,7 +1,7 @@
 import pg from 'pg';
 import type { ReadDef } from '../../../shared/reads/types.js';
-import { matchPath, routes, type Route } from '../../../shared/routes.js';
-import type { DemoManifest } from '../../../shared/store/demo.js';
+import { matchPath, routes, type Route } from '../../../shared/http/routes.js';
+import type { DemoManifest } from '../../../shared/admin/demo.js';
 
 /**
  * Concrete values for the path parameters of whatever reads the table holds at the time of the run,

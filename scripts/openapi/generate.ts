@@ -1,0 +1,25 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildOpenApi } from './document.js';
+import { OPENAPI_FILE, serializeOpenApi } from '../../shared/http/serialize-openapi.js';
+import { reads } from '../../shared/reads/registry.js';
+import { CLIENT_TYPES_FILE, clientTypes } from './client.js';
+import { generateExamples } from './examples.js';
+
+/**
+ * `npm run openapi`: writes openapi/openapi.json from the read table, with an example per operation made
+ * on the demo data (it starts the embedded store for that, about half a minute), and the client types
+ * generated from it. Both are committed; test/openapi/document.test.ts and examples.test.ts fail when
+ * either disagrees with the code.
+ */
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const text = serializeOpenApi(buildOpenApi(reads, await generateExamples()));
+for (const [file, content] of [
+  [OPENAPI_FILE, text],
+  [CLIENT_TYPES_FILE, await clientTypes(JSON.parse(text))],
+] as const) {
+  await mkdir(dirname(join(root, file)), { recursive: true });
+  await writeFile(join(root, file), content);
+  console.log(`wrote ${file} (${Buffer.byteLength(content)} bytes)`);
+}

@@ -1,0 +1,264 @@
+import type { ReadContext } from '../types.js';
+import { windowSpec, type WindowName } from '../windows.js';
+import type { FigureContext, Headline } from './contracts.js';
+import { meanFigure, rateFigure } from './stats.js';
+import { daysBetween } from './days.js';
+
+/** Counts summed from the aggregates (names as in migration 003). */
+export interface Sums {
+  answers: number;
+  extracted: number;
+  mentioned: number;
+  tracked_mentions: number;
+  brand_mentions: number;
+  position_sum: number;
+  position_n: number;
+  sentiment_sum: number;
+  sentiment_n: number;
+  citations: number;
+  owned_citations: number;
+}
+
+export const MEASURES = [
+  'answers', 'extracted', 'mentioned', 'tracked_mentions', 'brand_mentions', 'position_sum', 'position_n',
+  'sentiment_sum', 'sentiment_n', 'citations', 'owned_citations',
+] as const;
+
+export function zeroSums(): Sums {
+  return { answers: 0, extracted: 0, mentioned: 0, tracked_mentions: 0, brand_mentions: 0, position_sum: 0, position_n: 0, sentiment_sum: 0, sentiment_n: 0, citations: 0, owned_citations: 0 };
+}
+
+export function addSums(a: Sums, b: Partial<Sums>): Sums {
+  const out = { ...a };
+  for (const m of MEASURES) out[m] += Number(b[m] ?? 0);
+  return out;
+}
+
+/** The measures of a row, as numbers (absent ones 0). */
+export function sumsOf(row: Partial<Sums>): Sums {
+  return addSums(zeroSums(), row);
+}
+
+export interface AnalysisInfo {
+  ownedDomains: string[];
+  engines: string[];
+  brand: string;
+  engineNames: Record<string, string>;
+}
+
+export interface EngineSums extends Sums {
+  expected: number;
+  collected: number;
+  failed: number;
+  /** Collected answers of runs still extracting (not in the aggregates). */
+  pending: number;
+}
+
+/** A collection run as the store describes it in a window (fig_run, migration 006). */
+interface RunJson {
+  id: string;
+  state: 'collecting' | 'extracting' | 'finished' | 'failed';
+  started_at: string;
+  collected_at: string | null;
+  finished_at: string | null;
+  day: string;
+}
+
+/** The window as the store resolved it (fig_window, migration 006). */
+interface WindowJson {
+  name: WindowName | 'custom';
+  anchor: RunJson | null;
+  before: RunJson | null;
+  first_day: string | null;
+  cur_kind: 'run' | 'days' | 'all' | null;
+  cur_from: string | null;
+  cur_to: string | null;
+  prev_kind: 'run' | 'days' | null;
+  prev_from: string | null;
+  prev_to: string | null;
+}
+
+export interface Period {
+  kind: 'run' | 'days' | 'all';
+  from: string;
+  to: string;
+}
+
+export interface Resolved {
+  name: WindowName | 'custom';
+  /** Null when the analysis was never collected and the window is named (nothing to anchor on). */
+  current: Period | null;
+  previous: Period | null;
+}
+
+/** What fig_common (migration 006) returns: the start of every figure read. */
+export interface CommonJson {
+  window: WindowJson;
+  info: { owned_domains: string[]; engines: string[]; brand: string; engine_names: Record<string, string> | null } | null;
+  engines: Array<{ period: number; engine: string; expected: number; collected: number; failed: number } & Sums> | null;
+  unfinished: Array<{ period: number; id: string; state: string; engine: string; expected: number; collected: number; extracted: number; failed: number }> | null;
+  measured_at: string | null;
+  recipes: string[];
+}
+
+export interface Loaded {
+  info: AnalysisInfo;
+  res: Resolved;
+  context: FigureContext;
+  /** Per period (0 current, 1 previous), per engine. */
+  engines: [Map<string, EngineSums>, Map<string, EngineSums>];
+}
+
+const iso = (t: string | null): string | null => (t === null ? null : new Date(t).toISOString());
+
+const runOut = (r: RunJson) => ({
+  id: r.id,
+  state: r.state,
+  started_at: iso(r.started_at) as string,
+  collected_at: iso(r.collected_at),
+  finished_at: iso(r.finished_at),
+});
+
+/**
+ * Calls a figure read's function (migration 006): one statement, one round trip, the window resolved by
+ * the store in the same call. `fn` is a constant of the read (never input); `extra` follow the window.
+ */
+export async function callFigures<R extends { common: CommonJson }>(
+  ctx: ReadContext,
+  fn: string,
+  input: { window?: WindowName | undefined; from?: string | undefined; to?: string | undefined },
+  defaultWindow: WindowName,
+  extra: Array<{ value: unknown; type: string }> = [],
+): Promise<R> {
+  const spec = windowSpec(input, defaultWindow);
+  const args = [ctx.analysis!.id, spec.kind === 'named' ? spec.name : null, spec.kind === 'custom' ? spec.from : null, spec.kind === 'custom' ? spec.to : null];
+  const casts = extra.map((e, i) => `, $${args.length + i + 1}::${e.type}`).join('');
+  const [row] = await ctx.db.query<{ r: R }>(`SELECT ${fn}($1::uuid, $2::text, $3::date, $4::date${casts}) AS r`, [...args, ...extra.map((e) => e.value)]);
+  if (!row) throw new Error(`${fn} returned no row`);
+  return row.r;
+}
+
+/** The measurement context and per-engine sums of a figure read, from what its function returned. */
+export function loadCommon(common: CommonJson): Loaded {
+  const w = common.window;
+  if (!common.info) throw new Error('analysis vanished between reach and read');
+  const info: AnalysisInfo = {
+    ownedDomains: common.info.owned_domains,
+    engines: common.info.engines,
+    brand: common.info.brand,
+    engineNames: common.info.engine_names ?? {},
+  };
+  const res: Resolved = {
+    name: w.name,
+    current: w.cur_kind ? { kind: w.cur_kind, from: w.cur_from as string, to: w.cur_to as string } : null,
+    previous: w.prev_kind ? { kind: w.prev_kind, from: w.prev_from as string, to: w.prev_to as string } : null,
+  };
+
+  const engines: [Map<string, EngineSums>, Map<string, EngineSums>] = [new Map(), new Map()];
+  const slot = (period: number, engine: string): EngineSums => {
+    const map = engines[period] as Map<string, EngineSums>;
+    let s = map.get(engine);
+    if (!s) {
+      s = { ...zeroSums(), expected: 0, collected: 0, failed: 0, pending: 0 };
+      map.set(engine, s);
+    }
+    return s;
+  };
+  const engineRows = common.engines ?? [];
+  for (const row of engineRows) {
+    const s = slot(row.period, row.engine);
+    Object.assign(s, addSums(s, row));
+    s.expected += row.expected;
+    s.collected += row.collected;
+    s.failed += row.failed;
+  }
+  let late = false;
+  const unfinishedRuns = new Set<string>();
+  for (const u of common.unfinished ?? []) {
+    const s = slot(u.period, u.engine);
+    s.expected += u.expected;
+    s.collected += u.collected;
+    s.failed += u.failed;
+    s.answers += u.collected;
+    s.pending += u.collected;
+    if (u.period === 0) {
+      unfinishedRuns.add(u.id);
+      if (u.state !== 'failed') late = true;
+    }
+  }
+  // Configured engines always appear in coverage, even at zero.
+  for (const e of info.engines) slot(0, e);
+
+  const curEngines = [...engines[0].entries()].sort(engineOrder(info));
+  const extracted = curEngines.reduce((n, [, s]) => n + s.extracted, 0);
+  const answers = curEngines.reduce((n, [, s]) => n + s.answers, 0);
+  const finishedRows = engineRows.some((r) => r.period === 0);
+  const state: FigureContext['state'] = !w.anchor
+    ? 'never_collected'
+    : finishedRows || extracted > 0
+      ? 'measured'
+      : unfinishedRuns.size > 0 || answers > 0
+        ? 'extraction_late'
+        : 'no_data';
+
+  const context: FigureContext = {
+    state,
+    extraction_late: late,
+    window: {
+      name: res.name,
+      first_day: res.current?.from ?? null,
+      last_day: res.current?.to ?? null,
+      days: res.current ? daysBetween(res.current.from, res.current.to) : null,
+    },
+    comparison: res.previous
+      ? { first_day: res.previous.from, last_day: res.previous.to, run: res.previous.kind === 'run' && w.before ? runOut(w.before) : null }
+      : null,
+    run: res.current?.kind === 'run' && w.anchor ? runOut(w.anchor) : null,
+    measured_at: iso(common.measured_at),
+    recipes: common.recipes ?? [],
+    coverage: curEngines.map(([engine, s]) => ({
+      engine: engineRef(info, engine),
+      expected: s.expected,
+      collected: s.collected,
+      extracted: s.extracted,
+      failed: s.failed,
+    })),
+  };
+  return { info, res, context, engines };
+}
+
+export function engineRef(info: AnalysisInfo, key: string): { key: string; name: string } {
+  return { key, name: info.engineNames[key] ?? key };
+}
+
+/** Configured engines first, in the analysis's order, then others by key. */
+export function engineOrder(info: AnalysisInfo) {
+  const rank = (k: string) => {
+    const i = info.engines.indexOf(k);
+    return i < 0 ? info.engines.length : i;
+  };
+  return ([a]: [string, unknown], [b]: [string, unknown]) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0);
+}
+
+/** The headline figures of one slice, with the comparison slice when the window has one. */
+export function headline(cur: Sums, prev: Sums | null, info: AnalysisInfo): Headline {
+  const owned = info.ownedDomains.length > 0;
+  const sourceReason = !owned ? 'no_owned_domains' : cur.extracted === 0 ? 'not_measured' : cur.citations === 0 ? 'no_citations' : null;
+  const source = rateFigure(cur.owned_citations, cur.citations, owned && prev ? { k: prev.owned_citations, n: prev.citations } : null, owned);
+  return {
+    answers: cur.answers,
+    extracted_answers: cur.extracted,
+    visibility: rateFigure(cur.mentioned, cur.extracted, prev && { k: prev.mentioned, n: prev.extracted }),
+    share_of_voice: rateFigure(cur.tracked_mentions, cur.brand_mentions, prev && { k: prev.tracked_mentions, n: prev.brand_mentions }),
+    average_position: meanFigure(cur.position_sum, cur.position_n, prev && { sum: prev.position_sum, n: prev.position_n }),
+    sentiment: meanFigure(cur.sentiment_sum, cur.sentiment_n, prev && { sum: prev.sentiment_sum, n: prev.sentiment_n }),
+    source_share: { ...source, null_reason: sourceReason },
+  };
+}
+
+/** Sum of the engines of one period. */
+export function total(map: Map<string, Sums>): Sums {
+  let s = zeroSums();
+  for (const v of map.values()) s = addSums(s, v);
+  return s;
+}

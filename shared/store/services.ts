@@ -1,0 +1,33 @@
+import { createBudgetCounter, createDynamoClient, type BudgetCounter } from './budget.js';
+import { config as envConfig, type Config } from '../config.js';
+import { lookupIdentity } from './caller.js';
+import { logger } from '../log.js';
+import type { Identity } from '../reads/types.js';
+import { createDb, createPool, type Db } from './db.js';
+
+/** The long-lived clients of one process: built once at module scope, reused by every call. */
+export interface Services {
+  config: Config;
+  db: Db;
+  counter: BudgetCounter;
+  lookup: (fingerprint: string) => Promise<Identity>;
+  close(): Promise<void>;
+}
+
+export function createServices(cfg: Config = envConfig()): Services {
+  logger.setLogLevel(cfg.LOG_LEVEL);
+  const pool = createPool(cfg);
+  const db = createDb(pool);
+  const dynamo = createDynamoClient(cfg);
+  const options = { lastUsedThrottleSeconds: cfg.LAST_USED_THROTTLE_SECONDS, planCeilings: cfg.PLAN_CEILINGS };
+  return {
+    config: cfg,
+    db,
+    counter: createBudgetCounter(dynamo, cfg.BUDGET_TABLE),
+    lookup: (fp) => lookupIdentity(db, fp, options),
+    async close() {
+      dynamo.destroy();
+      await pool.end();
+    },
+  };
+}

@@ -1,0 +1,212 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createServer, STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { errorBody, HeadersTooLarge, MalformedRequest, PayloadTooLarge, type ApiError } from '../../shared/errors.js';
+import { baseHeaders } from '../../shared/middleware/envelope.js';
+import { DEFAULT_ROUTE_KEY, DEFAULT_TARGET, matchPath, routeKey, routes, type Target } from '../../shared/http/routes.js';
+
+export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+export type Handlers = Record<Target, LambdaHandler>;
+
+/** A page only the local server serves (GET, exact path), outside the API: e.g. the reference at /docs. */
+export type LocalPage = () => Promise<{ status: number; headers: Record<string, string>; body: string | Buffer }>;
+export type LocalPages = Record<string, LocalPage>;
+
+/** Lambda's synchronous payload limit; beyond it API Gateway + Lambda refuse before our code runs. */
+const MAX_BODY_BYTES = 6 * 1024 * 1024;
+
+export interface RawRequest {
+  method: string;
+  url: string;
+  /** Node's rawHeaders: name, value, name, value... (keeps duplicates, unlike req.headers). */
+  rawHeaders: string[];
+  body: string;
+  sourceIp?: string;
+}
+
+/**
+ * Builds the event API Gateway (HTTP API, payload 2.0) would send: lower-case headers with repeated
+ * ones joined by commas, repeated query values joined by commas, URL-decoded path parameters, and
+ * `$default` when no route matches. test/fixtures/apigw holds recorded samples it is checked against.
+ */
+export function toApiGatewayEvent(req: RawRequest): { event: APIGatewayProxyEventV2; target: Target } {
+  const url = new URL(req.url, 'http://localhost');
+  const rawQueryString = url.search.startsWith('?') ? url.search.slice(1) : url.search;
+  const headers: Record<string, string> = {};
+  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
+    const name = (req.rawHeaders[i] as string).toLowerCase();
+    const value = req.rawHeaders[i + 1] as string;
+    headers[name] = name in headers ? `${headers[name]},${value}` : value;
+  }
+  const query: Record<string, string> = {};
+  for (const [k, v] of url.searchParams) query[k] = k in query ? `${query[k]},${v}` : v;
+
+  let target: Target = DEFAULT_TARGET;
+  let key = DEFAULT_ROUTE_KEY;
+  let pathParameters: Record<string, string> | undefined;
+  for (const route of routes()) {
+    const params = route.method === req.method ? matchPath(route.path, url.pathname) : null;
+    if (params) {
+      target = route.target;
+      key = routeKey(route);
+      if (Object.keys(params).length > 0) pathParameters = params;
+      break;
+    }
+  }
+  const now = new Date();
+  const event: APIGatewayProxyEventV2 = {
+    version: '2.0',
+    routeKey: key,
+    rawPath: url.pathname,
+    rawQueryString,
+    headers,
+    requestContext: {
+      accountId: 'local',
+      apiId: 'local',
+      domainName: headers.host ?? 'localhost',
+      domainPrefix: (headers.host ?? 'localhost').split('.')[0] as string,
+      http: {
+        method: req.method,
+        path: url.pathname,
+        protocol: 'HTTP/1.1',
+        sourceIp: req.sourceIp ?? '127.0.0.1',
+        userAgent: headers['user-agent'] ?? '',
+      },
+      requestId: randomBytes(12).toString('base64'),
+      routeKey: key,
+      stage: '$default',
+      time: clfTime(now),
+      timeEpoch: now.getTime(),
+    },
+    isBase64Encoded: false,
+    ...(Object.keys(query).length > 0 ? { queryStringParameters: query } : {}),
+    ...(pathParameters ? { pathParameters } : {}),
+    ...(req.body.length > 0 ? { body: req.body } : {}),
+  };
+  return { event, target };
+}
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** requestContext.time as API Gateway writes it: CLF style, 24/May/2025:14:32:02 +0000. */
+export function clfTime(d: Date): string {
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${p(d.getUTCDate())}/${MONTHS[d.getUTCMonth()]}/${d.getUTCFullYear()}:${p(d.getUTCHours())}:${p(d.getUTCMinutes())}:${p(d.getUTCSeconds())} +0000`;
+}
+
+function lambdaContext(functionName: string): Context {
+  const deadline = Date.now() + 29_000;
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
+    memoryLimitInMB: '512',
+    awsRequestId: randomUUID(),
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+async function readBody(req: IncomingMessage): Promise<string | null> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) return null;
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * A refusal of the adapter itself (API Gateway's part: body too large, headers too large, not HTTP),
+ * in the SPEC §2.2 envelope with its own request id, like every other response of the local stack.
+ */
+export function gatewayRefusal(err: ApiError): { status: number; headers: Record<string, string>; body: string } {
+  const requestId = randomUUID();
+  return { status: err.status, headers: baseHeaders(requestId), body: JSON.stringify(errorBody(err, requestId)) };
+}
+
+/**
+ * Node's HTTP parser refuses some requests before any handler runs: headers over its 16 KB limit
+ * (HPE_HEADER_OVERFLOW → 431) and malformed request lines, headers or framing (→ 400). Its default
+ * answer is a bare status line; this one carries the envelope. The socket cannot be reused after a
+ * parse error, so the answer closes it.
+ */
+function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
+  // A reset or a request timeout: nobody is waiting for an answer on that socket.
+  if (err.code === 'ECONNRESET' || err.code === 'ERR_HTTP_REQUEST_TIMEOUT' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const refusal = gatewayRefusal(
+    err.code === 'HPE_HEADER_OVERFLOW' ? new HeadersTooLarge()
+    : err.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW' ? new PayloadTooLarge()
+    : new MalformedRequest(),
+  );
+  const head = [
+    `HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status] ?? ''}`,
+    ...Object.entries({ ...refusal.headers, 'content-length': String(Buffer.byteLength(refusal.body)), connection: 'close' }).map(([k, v]) => `${k}: ${v}`),
+  ].join('\r\n');
+  socket.end(`${head}\r\n\r\n${refusal.body}`);
+}
+
+/** A small HTTP server standing in for API Gateway in front of the same Lambda handlers. */
+export async function startHttp(
+  handlers: Handlers,
+  port = 0,
+  host = '127.0.0.1',
+  pages: LocalPages = {},
+): Promise<{ server: Server; url: string; close(): Promise<void> }> {
+  const server = createServer(async (req, res) => {
+    try {
+      const page = req.method === 'GET' ? pages[new URL(req.url ?? '/', 'http://localhost').pathname] : undefined;
+      if (page) {
+        const { status, headers, body } = await page();
+        res.writeHead(status, headers);
+        res.end(body);
+        return;
+      }
+      const body = await readBody(req);
+      if (body === null) {
+        const refusal = gatewayRefusal(new PayloadTooLarge());
+        res.writeHead(refusal.status, { ...refusal.headers, connection: 'close' });
+        res.end(refusal.body);
+        return;
+      }
+      const { event, target } = toApiGatewayEvent({
+        method: req.method ?? 'GET',
+        url: req.url ?? '/',
+        rawHeaders: req.rawHeaders,
+        body,
+        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+      });
+      const result = await handlers[target](event, lambdaContext(`geo-${target}`));
+      res.writeHead(result.statusCode ?? 200, result.headers as Record<string, string>);
+      res.end(result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64') : result.body ?? '');
+    } catch {
+      // Mirrors API Gateway when the function itself crashes: a bare 500, nothing from inside.
+      res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
+      res.end(JSON.stringify({ message: 'Internal Server Error' }));
+    }
+  });
+  server.on('clientError', answerClientError);
+  server.keepAliveTimeout = 5000;
+  await new Promise<void>((resolve) => server.listen(port, host, resolve));
+  const address = server.address() as AddressInfo;
+  return {
+    server,
+    url: `http://${host}:${address.port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

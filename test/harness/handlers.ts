@@ -1,0 +1,25 @@
+import { readFileSync } from 'node:fs';
+import { openapiHandler } from '../../shared/http/openapi-handler.js';
+import { restHandler } from '../../shared/http/rest.js';
+import { mcpHandler } from '../../shared/mcp/handler.js';
+import { readsByFamily } from '../../shared/reads/registry.js';
+import { OPENAPI_FILE } from '../../shared/http/serialize-openapi.js';
+import type { Services } from '../../shared/store/services.js';
+import type { Handlers, LambdaHandler } from './adapter.js';
+
+/** The committed document, read as bytes: locally too, /openapi.json serves the file, not a rebuild. */
+const openapiBytes = () => readFileSync(new URL(`../../${OPENAPI_FILE}`, import.meta.url), 'utf8');
+
+/** The same handler factories the Lambda entry files use, bound to one set of local services. */
+export function createHandlers(services: Services): Handlers {
+  return {
+    identity: restHandler(readsByFamily.identity, services) as unknown as LambdaHandler,
+    figures: restHandler(readsByFamily.figures, services) as unknown as LambdaHandler,
+    catalog: restHandler(readsByFamily.catalog, services) as unknown as LambdaHandler,
+    mcp: mcpHandler(services) as unknown as LambdaHandler,
+    openapi: openapiHandler({
+      document: openapiBytes(),
+      ...services.config.apiSwitch,
+    }) as unknown as LambdaHandler,
+  };
+}
