@@ -15,7 +15,7 @@ import { ADMIN_USAGE, AdminUsageError, parseAdminArgs, refusalOf, runAdminComman
 const HELP = `${ADMIN_USAGE}
 
 Where the commands run:
-  DATABASE_URL=postgres://OWNER@HOST/DB        an owner connection (through a tunnel: see README, Deploy)
+  DATABASE_URL=postgres://OWNER@HOST/DB        an owner connection (through a tunnel: see docs/operating.md)
   ADMIN_FUNCTION=<MigrateFunctionName output>  a deployed stage, through its migration function
 
 Exit codes: 0 done, 1 refused or failed, 2 bad usage.`;

@@ -112,7 +112,7 @@ const timeouts = z
   .strict()
   // If the worst path outlasts the Lambda timeout, the function is killed without writing its 503
   // upstream_timeout body; if the Lambda timeout reaches the integration timeout, the caller gets API
-  // Gateway's own bare 503 instead of ours. README (Deploy, Timeouts) shows the arithmetic.
+  // Gateway's own bare 503 instead of ours. docs/operating.md#timeouts shows the arithmetic.
   .superRefine((t, ctx) => {
     const { total, terms } = worstCallMs(t);
     if (total > t.lambdaSeconds * 1000) {
@@ -171,8 +171,8 @@ export const stageConfigSchema = z
       .optional(),
     database: z.discriminatedUnion('mode', [createDatabase, importDatabase]).prefault({ mode: 'create' }),
     /**
-     * A small instance managed by AWS Systems Manager, for port forwarding to the cluster endpoint (README,
-     * Deploy: reaching the database through a tunnel). No inbound rule; the cluster admits it on its port.
+     * A small instance managed by AWS Systems Manager, for port forwarding to the cluster endpoint
+     * (docs/operating.md#reaching-the-database-through-a-tunnel). No inbound rule; the cluster admits it on its port.
      * Off by default: it and its Session Manager endpoints cost by the hour, so turn it on when needed.
      */
     bastion: z.boolean().default(false),

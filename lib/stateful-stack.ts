@@ -51,7 +51,7 @@ export class StatefulStack extends Stack {
     if (config.bastion) {
       const bastion = new TunnelBastion(this, 'Bastion', { network: this.network });
       this.store.allowOwnerConnectionsFrom(bastion, 'tunnel from the bastion');
-      // The --target of `aws ssm start-session` (README, Deploy: reaching the database through a tunnel).
+      // The --target of `aws ssm start-session` (docs/operating.md#reaching-the-database-through-a-tunnel).
       new CfnOutput(this, 'BastionInstanceId', { value: bastion.instance.instanceId });
     }
 
@@ -73,14 +73,14 @@ export class StatefulStack extends Stack {
     Validations.of(this.cursorSecret).acknowledge({
       id: 'AwsSolutions-SMG4',
       reason:
-        'Signs pagination cursors only and is resolved into the functions at deploy time; automatic rotation would not reach running functions and would only expire open cursors. Rotated by hand: new value, then its version id in cursorSecretVersionId, then deploy (README, Deploy).',
+        'Signs pagination cursors only and is resolved into the functions at deploy time; automatic rotation would not reach running functions and would only expire open cursors. Rotated by hand: new value, then its version id in cursorSecretVersionId, then deploy (docs/operating.md#rotating).',
     });
 
     new CfnOutput(this, 'ProxyEndpoint', { value: this.store.proxy.endpoint });
-    // The dimension of the proxy's CloudWatch metrics (README, Deploy: what to watch).
+    // The dimension of the proxy's CloudWatch metrics (docs/operating.md#what-to-watch-on-the-first-deployment).
     new CfnOutput(this, 'ProxyName', { value: this.store.proxy.dbProxyName });
     new CfnOutput(this, 'ClusterEndpoint', { value: this.store.cluster.clusterEndpoint.hostname });
-    // The dimension of the writer's metrics, ServerlessDatabaseCapacity among them (README, Deploy: what to watch).
+    // The dimension of the writer's metrics, ServerlessDatabaseCapacity among them (docs/operating.md#what-to-watch-on-the-first-deployment).
     if (this.store.writerInstanceId) new CfnOutput(this, 'WriterInstanceId', { value: this.store.writerInstanceId });
     new CfnOutput(this, 'AdminSecretArn', { value: this.store.adminSecret.secretArn });
     new CfnOutput(this, 'BudgetTableName', { value: this.budget.table.tableName });

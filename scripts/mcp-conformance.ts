@@ -4,7 +4,7 @@
  * applies to this server (stateless, tools only) and what it gave. Exit code 1 when a scenario that
  * applies fails, or when one that does not apply starts to pass (then this table is out of date).
  *
- * The suite needs Node >= 22 (fs.globSync) and sends no custom header (TOOLING.md): Node 22 and the
+ * The suite needs Node >= 22 (fs.globSync) and sends no custom header: Node 22 and the
  * suite are installed once, pinned, into a directory of the system temp dir, and the suite talks to a
  * small reverse proxy that adds the demo key's Authorization header and forwards everything else as is.
  */

@@ -5,7 +5,7 @@
 export abstract class ApiError extends Error {
   abstract readonly status: number;
   abstract readonly code: string;
-  /** The offending query key or parameter, where SPEC §2.2 asks for it. */
+  /** The offending query key or parameter, where docs/contract.md#error-body asks for it. */
   readonly param?: string;
   /** Seconds before retrying, sent as Retry-After. */
   readonly retryAfter?: number;
@@ -206,7 +206,7 @@ export class ApiDisabled extends ApiError {
 /*
  * Refusals of the HTTP layer in front of the functions, before any route or key is known. Deployed,
  * API Gateway answers these itself (with its own bare body); the local adapter answers them in the
- * SPEC §2.2 envelope so that every response it sends carries X-Request-Id. Codes beyond SPEC §7.
+ * docs/contract.md#error-body envelope so that every response it sends carries X-Request-Id. Codes beyond docs/contract.md#errors.
  */
 
 export class PayloadTooLarge extends ApiError {
@@ -233,11 +233,16 @@ export class MalformedRequest extends ApiError {
   }
 }
 
+/** A refusal as the caller may see it: typed errors as they are, anything else internal_error. */
+export function toApiError(err: unknown): ApiError {
+  return err instanceof ApiError ? err : new InternalError(err);
+}
+
 export interface ErrorBody {
   error: { code: string; message: string; request_id: string; param?: string };
 }
 
-/** The SPEC §2.2 body; never carries a stack, SQL or the message of an unknown error. */
+/** The error body (docs/contract.md#error-body); never carries a stack, SQL or the message of an unknown error. */
 export function errorBody(err: ApiError, requestId: string): ErrorBody {
   return {
     error: {

@@ -1,6 +1,10 @@
 import { createHash, randomInt } from 'node:crypto';
 
 export const SECRET_PREFIX = 'geo_live_';
+
+/** What a key may reach: the whole workspace, one brand's analyses, or one analysis. */
+export const KEY_SCOPES = ['workspace', 'brand', 'analysis'] as const;
+export type KeyScope = (typeof KEY_SCOPES)[number];
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const BODY_LENGTH = 40;
 /** Characters of the secret kept in clear so a person can tell keys apart. */

@@ -1,21 +1,18 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { types } from './builtins.js';
+import { baseConfig } from './config/base.js';
+import { ApiError } from './errors.js';
 
-/** One structured JSON logger per process. Secrets never reach it: only key ids are logged. */
-export const logger = new Logger({
-  serviceName: 'geo-api',
-  logLevel: (process.env.LOG_LEVEL as 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' | 'SILENT' | undefined) ?? 'INFO',
-});
+/** The one structured JSON logger of a process. Secrets never reach it: keys appear by id only. */
+export const logger = new Logger({ serviceName: 'geo-api', logLevel: baseConfig().logLevel });
 
 /**
  * One Metrics instance per process (module scope, like the logger). It writes CloudWatch Embedded
  * Metric Format lines to stdout: CloudWatch turns them into metrics with no API call and no added
  * latency. POWERTOOLS_METRICS_DISABLED=true turns it off; so does any LOG_LEVEL above INFO (see countCall).
  */
-export const metrics = new Metrics({
-  namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'geo-api',
-  serviceName: 'geo-api',
-});
+export const metrics = new Metrics({ namespace: baseConfig().metricsNamespace, serviceName: 'geo-api' });
 
 /** Levels at which the request line is written; the count goes with it. */
 const COUNTED_LEVELS = new Set(['TRACE', 'DEBUG', 'INFO']);
@@ -31,4 +28,38 @@ export function countCall(read: string | undefined, errorCode: string | undefine
   metrics.addDimensions({ read: read ?? 'none', error_code: errorCode ?? 'none' });
   metrics.addMetric('requests', MetricUnit.Count, 1);
   metrics.publishStoredMetrics();
+}
+
+/** A cause as a plain log object: classified store and budget causes as they are, errors by name, code and message. */
+function causeOf(cause: unknown): Record<string, unknown> {
+  // isNativeError: socket errors come from Node's core, another realm than the code under jest's vm.
+  if (cause instanceof Error || types.isNativeError(cause)) {
+    const code = (cause as { code?: unknown }).code;
+    const inner = (cause as { cause?: unknown }).cause;
+    return {
+      name: cause.name,
+      ...(typeof code === 'string' ? { code } : {}),
+      message: cause.message,
+      ...(inner && typeof inner === 'object' && !(inner instanceof Error) ? inner : {}),
+    };
+  }
+  return cause && typeof cause === 'object' ? (cause as Record<string, unknown>) : { message: String(cause) };
+}
+
+/**
+ * The log line of a fault, under the request id. An unknown error is logged in full ("unhandled fault";
+ * the caller sees internal_error and nothing of it). A refusal caused by a fault (store unavailable, a
+ * configuration fault, the budget counter failing) gets a `fault` line with its cause: SQLSTATE, errno or
+ * message, phase. Refusals of the caller's own making (401, 404, 422, 429) carry no cause and log nothing.
+ */
+export function logFault(err: unknown, requestId: string, where: Record<string, unknown> = {}): void {
+  if (!(err instanceof ApiError)) {
+    logger.error('unhandled fault', { request_id: requestId, ...where, error: err as Error, cause: causeOf(err) });
+    return;
+  }
+  if (err.cause === undefined) return;
+  // `code`, not `error_code`: the alarms' metric filters count request lines by error_code, once per call.
+  const line = { request_id: requestId, ...where, code: err.code, status: err.status, cause: causeOf(err.cause) };
+  if (err.status >= 500 && err.status !== 503) logger.error('fault', line);
+  else logger.warn('fault', line);
 }

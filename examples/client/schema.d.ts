@@ -615,7 +615,7 @@ export interface components {
         competitor_list: {
             context: components["schemas"]["measurement_context"];
             items: components["schemas"]["competitor"][];
-            /** @description Always null: this read returns a single page (SPEC §4.1 rule 5). */
+            /** @description Always null: this read returns a single page. */
             next_cursor: null;
             /** @description Total number of items in the window, over all rows. */
             total: number;
@@ -656,7 +656,7 @@ export interface components {
         engine_list: {
             context: components["schemas"]["measurement_context"];
             items: components["schemas"]["engine_metrics"][];
-            /** @description Always null: this read returns a single page (SPEC §4.1 rule 5). */
+            /** @description Always null: this read returns a single page. */
             next_cursor: null;
             /** @description Total number of items in the window, over all rows. */
             total: number;
@@ -677,7 +677,7 @@ export interface components {
         /** @description The error body: one key `error` holding code, message and request_id (and param where one parameter is to blame). */
         error: {
             error: {
-                /** @description Stable code; client logic keys on it (SPEC §7). */
+                /** @description Stable code; client logic keys on it. */
                 code: string;
                 /** @description Fixed English text for humans; may be reworded, never match on it. */
                 message: string;
@@ -694,7 +694,7 @@ export interface components {
         group_list: {
             context: components["schemas"]["measurement_context"];
             items: components["schemas"]["group_metrics"][];
-            /** @description Always null: this read returns a single page (SPEC §4.1 rule 5). */
+            /** @description Always null: this read returns a single page. */
             next_cursor: null;
             /** @description Total number of items in the window, over all rows. */
             total: number;
@@ -714,7 +714,7 @@ export interface components {
         group_prompt_list: {
             context: components["schemas"]["measurement_context"];
             items: components["schemas"]["prompt_metrics"][];
-            /** @description Always null: this read returns a single page (SPEC §4.1 rule 5). */
+            /** @description Always null: this read returns a single page. */
             next_cursor: null;
             /** @description Total number of items in the window, over all rows. */
             total: number;
@@ -1128,7 +1128,7 @@ export interface components {
         source_list: {
             context: components["schemas"]["measurement_context"];
             items: components["schemas"]["source"][];
-            /** @description Always null: this read returns a single page (SPEC §4.1 rule 5). */
+            /** @description Always null: this read returns a single page. */
             next_cursor: null;
             /** @description Total number of items in the window, over all rows. */
             total: number;

@@ -5,8 +5,8 @@
  *
  *   DATABASE_URL=postgres://OWNER@HOST/DB npx tsx examples/pipeline/load-run.ts --workspace acme --brand Acme [--analysis launch]
  *
- * DATABASE_URL is read as `npm run admin` reads it (scripts/admin-connection.ts), so the README's
- * tunnel URL works as written: `hostaddr` sends the connection into the tunnel while verify-full still
+ * DATABASE_URL is read as `npm run admin` reads it (scripts/admin-connection.ts), so the tunnel
+ * URL of docs/operating.md works as written: `hostaddr` sends the connection into the tunnel while verify-full still
  * checks the certificate against the cluster's name (a plain `new pg.Client({ connectionString })`
  * ignores hostaddr and would dial the cluster's name, unreachable from outside the VPC).
  *

@@ -52,9 +52,10 @@ export class ServiceFunction extends Construct {
       // CloudWatch keeps as-is, so JSON metric filters (`$.error_code`) match it directly.
       logGroup: this.logGroup,
       ...props.network,
-      // No --enable-source-maps: reading the maps at start cost 20 to 90 ms of every cold start
-      // (npm run bench -- bundles). The maps still ship in the asset: a logged stack is mapped back by
-      // running the asset locally with the flag, or with any source-map tool, when someone needs it.
+      // No --enable-source-maps: reading the maps at start costs a measurable part of every cold start
+      // (npm run bench -- bundles; docs/performance.md). The maps still ship in the asset: a logged
+      // stack is mapped back by running the asset locally with the flag, or with any source-map tool,
+      // when someone needs it.
       environment: props.environment,
     } satisfies Partial<lambda.FunctionProps>;
 
@@ -73,11 +74,11 @@ export class ServiceFunction extends Construct {
             mainFields: ['module', 'main'],
             // ESM output still meets CommonJS dependencies (pg) that call require(); give them one.
             banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
-            // Everything is bundled: one minified file imports in about half the time of node_modules
-            // files, and pins the versions we test. The serving functions need no AWS SDK at all (the
-            // budget counter and the RDS IAM token are signed in shared/aws). Only the migrate function's
-            // Secrets Manager client is left to the runtime's copy (it runs once per deploy). pg-native is
-            // an optional addon pg never loads here.
+            // Everything is bundled: one minified file imports markedly faster than node_modules
+            // files (docs/performance.md), and pins the versions we test. The serving functions need no
+            // AWS SDK at all (the budget counter and the RDS IAM token are signed in shared/aws). Only the
+            // migrate function's Secrets Manager client is left to the runtime's copy (it runs once per
+            // deploy). pg-native is an optional addon pg never loads here.
             externalModules: ['@aws-sdk/client-secrets-manager', 'pg-native'],
             ...(props.afterBundling
               ? {

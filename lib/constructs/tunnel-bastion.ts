@@ -9,8 +9,8 @@ export interface TunnelBastionProps {
 }
 
 /**
- * The far end of a Session Manager port-forwarding session to the cluster endpoint (README, Deploy:
- * reaching the database through a tunnel). Nothing connects to it: no inbound rule, no SSH key, no
+ * The far end of a Session Manager port-forwarding session to the cluster endpoint
+ * (docs/operating.md#reaching-the-database-through-a-tunnel). Nothing connects to it: no inbound rule, no SSH key, no
  * public address; the SSM agent keeps its own outbound channel through the VPC endpoints, and sessions
  * ride on it. A session on it reaches the cluster's port and the VPC's HTTPS endpoints, nothing else.
  */

@@ -2,7 +2,7 @@
  * `npm run bench:load`: two local API processes (two "Lambda instances") over one dynalite and one
  * PostgreSQL server database, driven by autocannon with a mix of every read of the table, across
  * several keys of two workspaces, for LOAD_SECONDS (default 125). It stops by itself and prints
- * markdown figures for the README (Guarantees); the exit code is 1 when a guarantee did not hold:
+ * markdown figures for docs/guarantees.md; the exit code is 1 when a guarantee did not hold:
  *  - only 200 and 429 were answered;
  *  - each workspace was served exactly its per-minute budget in every minute fully inside the run, and
  *    the served 200s equal the counter's total (nothing served uncounted, across both processes);

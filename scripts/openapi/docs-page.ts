@@ -10,7 +10,7 @@ import { OPENAPI_FILE } from '../../shared/http/serialize-openapi.js';
 /**
  * The human reference page (`npm run docs`, served by `npm start` at /docs): Redoc, as Redocly CLI's
  * `build-docs --inlineBundle` renders openapi/openapi.json, in one self-contained HTML file. Local only,
- * and built rather than committed: it is a 2.6 MB generated bundle, rebuilt in a few seconds whenever
+ * and built rather than committed: it is a large generated bundle, quick to rebuild whenever
  * openapi.json changes (the stamp in the file says which document and renderer it was built from).
  */
 export const DOCS_FILE = 'dist/docs/index.html';

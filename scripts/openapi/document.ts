@@ -8,11 +8,12 @@ import { BASE_PATH } from '../../shared/http/paths.js';
 import { COMMON_CODES, errorCode } from './errors.js';
 
 /**
- * The OpenAPI 3.1 document, built from the read table and its zod contracts (DESIGN §1). Written once at
- * build time by `npm run openapi` (scripts/openapi/generate.ts) to openapi/openapi.json and served byte for byte.
+ * The OpenAPI 3.1 document, built from the read table and its zod contracts
+ * (docs/decisions.md#one-table-of-reads-three-faces). Written once at build time by `npm run openapi`
+ * (scripts/openapi/generate.ts) to openapi/openapi.json and served byte for byte.
  *
- * Paths are relative to the server url `/api/v1` (SPEC §9: the version lives in the base address), so
- * a path here is exactly a read's `path` and a client's base url is `https://<host>/api/v1`.
+ * Paths are relative to the server url `/api/v1` (docs/contract.md#versioning: the version lives in the base
+ * address), so a path here is exactly a read's `path` and a client's base url is `https://<host>/api/v1`.
  */
 
 export type OpenApiDocument = Record<string, unknown> & { paths: Record<string, Record<string, Operation>>; components: Components };
@@ -43,7 +44,7 @@ export type Examples = Record<string, OperationExample>;
 /**
  * Examples live in components.examples, named after their operation (`<operationId>_request` for a
  * request body), and media types refer to them: the same JSON four levels less indented, which on
- * examples of a few thousand lines is a third of their bytes.
+ * long examples saves a good share of their bytes.
  */
 const EXAMPLE = 'demo';
 const EXAMPLES = '#/components/examples/';
@@ -81,7 +82,7 @@ const DESCRIPTION = `Read-only measurements of how AI engines mention a tracked 
 
 **Assistants.** The same reads are offered as MCP tools at \`POST /mcp\` (Streamable HTTP, stateless, JSON responses), with the same key and the same budget.`;
 
-/** Response headers of SPEC §4.3, as zod so their schemas come out of the same converter. */
+/** Response headers of docs/contract.md#response-headers, as zod so their schemas come out of the same converter. */
 const HEADER_SCHEMAS = {
   'X-Request-Id': z.uuid().describe('Identifier of this request; equal to error.request_id in an error body. Quote it when reporting a problem.'),
   'X-RateLimit-Limit': z.number().int().min(0).describe('Calls per minute allowed to the workspace (all its keys and MCP), from its plan.'),
@@ -121,7 +122,10 @@ function headerComponents(): Components['headers'] {
   return out;
 }
 
-/** Which headers a response of this status carries (SPEC §4.3 and the order of the chain, DESIGN §2). */
+/**
+ * Which headers a response of this status carries (docs/contract.md#response-headers and the order of the
+ * chain, docs/decisions.md#the-path-of-a-call).
+ */
 function headersFor(status: number): Record<string, unknown> {
   const h: Partial<Record<HeaderName, unknown>> = { 'X-Request-Id': headerRef('X-Request-Id', true) };
   // 401/403 are decided before the budget counter, 405 without looking at the key; 5xx may happen on either side of it.

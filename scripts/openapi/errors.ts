@@ -19,13 +19,14 @@ import {
 export interface ErrorCode {
   code: string;
   status: number;
-  /** SPEC §7 "Condition", as the document states it. */
+  /** The "When" of docs/contract.md#errors, as the document states it. */
   condition: string;
 }
 
 /**
- * SPEC §7, with status and code taken from the error classes the chain throws (so the document cannot
- * state a status the service does not send). Conditions are documentation, worded for a client.
+ * docs/contract.md#errors, with status and code taken from the error classes the chain throws (so the
+ * document cannot state a status the service does not send). Conditions are documentation, worded for a
+ * client.
  */
 const CATALOGUE: ReadonlyArray<[ApiError, string]> = [
   [new Unauthorized(), 'Authorization header missing or malformed (expected `Bearer geo_live_...`).'],
@@ -40,9 +41,11 @@ const CATALOGUE: ReadonlyArray<[ApiError, string]> = [
   [new RateLimitUnavailable(), 'The budget counter or the check of the key reach failed, so the call was refused rather than served unguarded. Transient.'],
   [new UpstreamTimeout(), 'The measurement store did not answer in time; it sleeps after idle periods and takes about twenty seconds to wake. Retry once.'],
   [new ApiDisabled(1), 'The whole API is switched off for everyone; Retry-After gives the delay.'],
-  // Not in SPEC §7: what a known path answers under a method it does not take (GET/DELETE /mcp).
+  // Not in docs/contract.md#errors: what a known path answers under a method it does not take
+  // (GET/DELETE /mcp).
   [new MethodNotAllowed(['GET']), 'The path exists, but not under this method; the Allow header lists the methods it takes.'],
-  // Not in SPEC §7: POST /mcp from a web page whose Origin is not allowed (MCP transport spec, DNS rebinding).
+  // Not in docs/contract.md#errors: POST /mcp from a web page whose Origin is not allowed (MCP transport
+  // spec, DNS rebinding).
   [new OriginNotAllowed(), 'The request carries an Origin header (a web page) that is not allowed to call the MCP endpoint. Server-side and local clients send none.'],
 ];
 
@@ -50,7 +53,10 @@ export const ERROR_CODES: ReadonlyMap<string, ErrorCode> = new Map(
   CATALOGUE.map(([err, condition]) => [err.code, { code: err.code, status: err.status, condition }]),
 );
 
-/** Codes every authenticated call can answer with, whatever the read (SPEC §4.3, §5, §7). */
+/**
+ * Codes every authenticated call can answer with, whatever the read (docs/contract.md#response-headers,
+ * #authentication, #errors).
+ */
 export const COMMON_CODES = [
   'unauthorized',
   'key_revoked',
@@ -65,6 +71,6 @@ export const COMMON_CODES = [
 
 export function errorCode(code: string): ErrorCode {
   const found = ERROR_CODES.get(code);
-  if (!found) throw new Error(`error code "${code}" is not in SPEC §7 (scripts/openapi/errors.ts)`);
+  if (!found) throw new Error(`error code "${code}" is not in the error catalogue (scripts/openapi/errors.ts)`);
   return found;
 }

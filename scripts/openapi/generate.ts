@@ -9,7 +9,7 @@ import { generateExamples } from './examples.js';
 
 /**
  * `npm run openapi`: writes openapi/openapi.json from the read table, with an example per operation made
- * on the demo data (it starts the embedded store for that, about half a minute), and the client types
+ * on the demo data (it starts the embedded store for that, which takes a while), and the client types
  * generated from it. Both are committed; test/openapi/document.test.ts and examples.test.ts fail when
  * either disagrees with the code.
  */

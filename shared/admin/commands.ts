@@ -3,6 +3,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { seedDemo } from './demo.js';
 import { KEY_SCOPES, KeyAdminError, createKey, listKeys, revokeKey, type KeyScope } from './keys.js';
 import type { Queryable } from '../store/queryable.js';
+import { isUuid } from '../formats.js';
 
 /**
  * Administration of a standalone stage: the rows the product would otherwise write before anyone can call
@@ -66,7 +67,6 @@ const SLUG_RE = /^[a-z0-9][a-z0-9-]{1,62}$/;
 const PLAN_KEY_RE = /^[a-z0-9][a-z0-9_-]{0,49}$/;
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const DOMAIN_RE = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ROLES = ['owner', 'admin', 'member'] as const;
 
 function need(v: Values, flag: string): string {
@@ -94,14 +94,14 @@ function table(rows: string[][]): string {
 const iso = (v: unknown): string => (v instanceof Date ? v : new Date(String(v))).toISOString();
 
 async function workspaceId(db: Queryable, ref: string): Promise<{ id: string; slug: string }> {
-  const where = UUID_RE.test(ref) ? 'id = $1::uuid' : 'slug = $1';
+  const where = isUuid(ref) ? 'id = $1::uuid' : 'slug = $1';
   const { rows } = await db.query<{ id: string; slug: string }>(`SELECT id, slug FROM workspaces WHERE ${where}`, [ref]);
   if (!rows[0]) throw new AdminError('workspace_not_found', `workspace "${ref}" does not exist (give its slug or id)`);
   return rows[0];
 }
 
 async function userId(db: Queryable, ref: string): Promise<{ id: string; email: string }> {
-  const where = UUID_RE.test(ref) ? 'id = $1::uuid' : 'lower(email) = lower($1)';
+  const where = isUuid(ref) ? 'id = $1::uuid' : 'lower(email) = lower($1)';
   const { rows } = await db.query<{ id: string; email: string }>(`SELECT id, email FROM users WHERE ${where}`, [ref]);
   if (!rows[0]) throw new AdminError('user_not_found', `no user "${ref}" (create it with: user create --email ... --name ...)`);
   return rows[0];
@@ -256,7 +256,8 @@ const COMMANDS: Command[] = [
         brandIds = rows.map((r) => r.id);
       }
       // A member who had left is invited again: joined_at restarts, so keys they created before leaving stay
-      // dead (SPEC §5: a key lives as long as its creator's access). A suspension is left as it is.
+      // dead (docs/contract.md#authentication point 10: a key lives as long as its creator's access). A
+      // suspension is left as it is.
       const { rows } = await db.query<{ inserted: boolean; suspended: boolean }>(
         `INSERT INTO members AS m (workspace_id, user_id, role, brand_ids, joined_at) VALUES ($1, $2, $3, $4, now())
          ON CONFLICT (workspace_id, user_id) DO UPDATE SET

@@ -1,6 +1,7 @@
 import { fingerprint, newSecret, visiblePrefix } from '../keys.js';
 import { withTransaction } from './keys.js';
 import type { Queryable } from '../store/queryable.js';
+import { DAY_MS } from '../formats.js';
 
 /**
  * Deterministic demo dataset, seeded at every `npm start` and every test run.
@@ -103,7 +104,6 @@ export const HOSTILE_ANSWERS: readonly { text: string; brands: readonly string[]
 ];
 export const HOSTILE_TEXTS: readonly string[] = HOSTILE_ANSWERS.map((h) => h.text);
 
-const DAY_MS = 86_400_000;
 const MINUTE_MS = 60_000;
 
 // ---------------------------------------------------------------------------------------------------

@@ -1,18 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { fingerprint, newSecret, visiblePrefix } from '../keys.js';
+import { fingerprint, KEY_SCOPES, type KeyScope, newSecret, visiblePrefix } from '../keys.js';
 import type { Queryable } from '../store/queryable.js';
+import { isUuid } from '../formats.js';
 
 /**
- * Key administration (SPEC §5): create, list, revoke. Runs with an owner/admin database connection,
- * never with the read-only service role. The secret leaves this module once, in createKey's result.
+ * Key administration (docs/contract.md#authentication): create, list, revoke. Runs with an owner/admin
+ * database connection, never with the read-only service role. The secret leaves this module once, in
+ * createKey's result.
  */
+
+export { KEY_SCOPES, type KeyScope };
 
 export const MAX_ACTIVE_KEYS = 10;
 export const KEY_LIFETIMES_DAYS = [90, 365] as const;
 export type KeyLifetimeDays = (typeof KEY_LIFETIMES_DAYS)[number];
-export const KEY_SCOPES = ['workspace', 'brand', 'analysis'] as const;
-export type KeyScope = (typeof KEY_SCOPES)[number];
 const MAX_NAME_LENGTH = 100;
 
 export type KeyAdminErrorCode =
@@ -80,8 +82,6 @@ export interface KeyListing {
   status: KeyStatus;
 }
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const isUuid = (v: string): boolean => UUID_RE.test(v);
 
 function iso(v: unknown): string {
   return (v instanceof Date ? v : new Date(String(v))).toISOString();

@@ -5,9 +5,9 @@ import { signedHeaders, type Credentials } from './sigv4.js';
 /**
  * DynamoDB's JSON 1.0 protocol for the one operation the service sends (UpdateItem), over a
  * keep-alive connection, signed with SigV4. Why not the AWS SDK's DynamoDBClient: measured in issue 13,
- * its middleware stack (serde, endpoint rules, retry and user-agent plumbing) cost about 0.9 ms of CPU per
- * call against 0.15 ms for the request itself, more than the rest of a call's own work together, and 60
- * to 100 ms of every cold start (README "Performance"). The protocol:
+ * its middleware stack (serde, endpoint rules, retry and user-agent plumbing) cost several times the CPU
+ * of the request itself, more than the rest of a call's own work together, and a sizeable part of every
+ * cold start (docs/performance.md). The protocol:
  * https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/Programming.LowLevelAPI.html
  */
 

@@ -1,16 +1,14 @@
 import middy from '@middy/core';
 import type { MiddlewareObj } from '@middy/core';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { ApiSwitch } from '../config/base.js';
 import { MethodNotAllowed, NotFound } from '../errors.js';
-import type { CallContext } from '../middleware/call.js';
-import { apiSwitchMiddleware, type ApiSwitch } from '../middleware/api-switch.js';
-import { envelopeMiddleware } from '../middleware/envelope.js';
+import { apiSwitchMiddleware } from '../middleware/api-switch.js';
+import type { CallContext } from '../middleware/call-state.js';
+import { type Event, envelope, type Result } from './chain.js';
 import { BASE_PATH, matchPath } from './paths.js';
 
-type Event = APIGatewayProxyEventV2;
-type Result = APIGatewayProxyStructuredResultV2;
-
-export interface OpenApiHandlerOptions extends ApiSwitch {
+export interface OpenApiHandlerOptions {
+  apiSwitch: ApiSwitch;
   /** The exact bytes of openapi/openapi.json. */
   document: string;
 }
@@ -55,8 +53,8 @@ function unknownRouteMiddleware(document: string): MiddlewareObj<Event, Result, 
  */
 export function openapiHandler(opts: OpenApiHandlerOptions) {
   return middy<Event, Result, Error, CallContext>()
-    .use(envelopeMiddleware())
-    .use(apiSwitchMiddleware(opts))
+    .use(envelope())
+    .use(apiSwitchMiddleware(opts.apiSwitch))
     .use(unknownRouteMiddleware(opts.document))
     .handler(async () => ({ statusCode: 200, headers: {}, body: opts.document }));
 }

@@ -1,13 +1,13 @@
 import type { MiddlewareObj } from '@middy/core';
 import { NotFound } from '../errors.js';
-import { timed, type CallContext } from '../middleware/call.js';
-import { jsonResponse } from '../middleware/envelope.js';
-import { BASE_PATH } from './paths.js';
+import { type CallContext, settled, timed } from '../middleware/call-state.js';
+import { jsonResponse } from '../middleware/response.js';
 import { prepareRead, readContext } from '../reads/execute.js';
 import type { ReadDef } from '../reads/types.js';
 import type { Services } from '../store/services.js';
-import { keyedChain, type Event, type Result } from './chain.js';
-import { parseQuery } from './input.js';
+import { type Event, keyedChain, type Result } from './chain.js';
+import { BASE_PATH } from './paths.js';
+import { parseQuery } from './query.js';
 
 /**
  * Picks the read from the route key. The gateway sends a family function only the routes of its own
@@ -26,33 +26,32 @@ function routeMiddleware(own: readonly ReadDef[]): MiddlewareObj<Event, Result, 
   };
 }
 
-/** Parse and validate the query and path, then resolve the analysis inside the key's reach. */
+/** Turns the query string into values, validates them with the path, and resolves the analysis inside the key's reach. */
 function inputMiddleware(): MiddlewareObj<Event, Result, Error, CallContext> {
   return {
     name: 'input',
     before: (request) => {
       const call = request.context.call;
-      const read = call.read as ReadDef;
+      const read = settled(call, 'read');
       const raw = { ...parseQuery(read, request.event.rawQueryString), ...(request.event.pathParameters ?? {}) };
-      const prepared = prepareRead(read, call.identity!, raw);
-      call.input = prepared.input;
-      if (prepared.analysis) call.analysis = prepared.analysis;
+      call.prepared = prepareRead(read, settled(call, 'caller'), raw);
     },
   };
 }
 
 /**
- * The middy chain of a read family (DESIGN §2), in the order the call meets it. `own` is the family's
- * part of the read table (shared/reads/<family>/index.ts): the bundle holds those reads and no other.
+ * The middy chain of a read family (docs/decisions.md#the-path-of-a-call), in the order the call meets
+ * it. `own` is the family's part of the read table (shared/reads/<family>/index.ts): the bundle holds
+ * those reads and no other.
  */
 export function restHandler(own: readonly ReadDef[], services: Services) {
   return keyedChain(services, routeMiddleware(own))
     .use(inputMiddleware())
     .handler(async (_event, context) => {
       const call = context.call;
-      const read = call.read as ReadDef;
-      const ctx = readContext(services, call.requestId, call.identity!, call.budget!, call.analysis);
-      const body = await timed(call, 'data', () => read.run(ctx, call.input ?? {}));
+      const { input, analysis } = settled(call, 'prepared');
+      const ctx = readContext(services, call.requestId, settled(call, 'caller'), settled(call, 'budget'), analysis);
+      const body = await timed(call, 'data', () => settled(call, 'read').run(ctx, input));
       return jsonResponse(200, body);
     });
 }

@@ -17,10 +17,11 @@ export interface ToolDef {
 }
 
 /**
- * The page size of a tool called without `limit`, where the read's REST default is larger (SPEC §4.2:
- * 30 or 50). An assistant pays for every token of a result, and some hosts refuse results over
- * 25,000 tokens: 50 prompts of a group with their per-engine figures are about 120 KB on the 1-year
- * benchmark dataset. The assistant asks for more with `limit`, up to the same maximum as REST.
+ * The page size of a tool called without `limit`, where the read's REST default is larger
+ * (docs/contract.md#the-fifteen-reads: 30 or 50). An assistant pays for every token of a result, and some
+ * hosts refuse results over 25,000 tokens: 50 prompts of a group with their per-engine figures are well over
+ * that on the 1-year benchmark dataset (docs/performance.md). The assistant asks for more with `limit`, up to
+ * the same maximum as REST.
  */
 export const TOOL_PAGE_DEFAULT = 10;
 

@@ -1,32 +1,34 @@
-import type { Config } from '../config.js';
+import type { Config } from '../config/service.js';
 import { AnalysisNotFound } from '../errors.js';
-import { validateInput } from '../http/input.js';
+import { isUuid } from '../formats.js';
+import type { BudgetState } from '../store/budget.js';
+import type { Caller } from '../store/caller.js';
 import type { Db } from '../store/db.js';
-import type { BudgetState, Identity, ReadContext, ReadDef } from './types.js';
-import { isScoped } from './types.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { type AnalysisRef, isScoped, type ReadContext, type ReadDef, type ReadInput } from './types.js';
+import { validateInput } from './validate.js';
 
 /**
  * The analysis named by slug or id, if the key reaches it now. Absent and out-of-reach are the same
- * refusal, on purpose (SPEC §5.11). Reach came with the identity, so this costs no round trip.
+ * refusal, on purpose (docs/contract.md#authentication point 11). Reach came with the caller, so this
+ * costs no round trip.
  */
-export function resolveAnalysis(identity: Identity, ref: string): { id: string; slug: string } {
-  const byId = UUID.test(ref) ? ref.toLowerCase() : undefined;
-  const found = identity.reach.find((a) => a.slug === ref || a.id === byId);
+export function resolveAnalysis(caller: Caller, ref: string): AnalysisRef {
+  const byId = isUuid(ref) ? ref.toLowerCase() : undefined;
+  const found = caller.reach.find((a) => a.slug === ref || a.id === byId);
   if (!found) throw new AnalysisNotFound();
   return found;
 }
 
+/** A read's input once validated, and the analysis it names resolved inside the key's reach. */
 export interface Prepared {
-  input: Record<string, unknown>;
-  analysis: { id: string; slug: string } | undefined;
+  input: ReadInput;
+  analysis: AnalysisRef | undefined;
 }
 
 /** Parse, then check reach, before any data query (PostgREST's order). Shared by REST and MCP. */
-export function prepareRead(read: ReadDef, identity: Identity, raw: Record<string, unknown>): Prepared {
-  const input = validateInput(read, raw) as Record<string, unknown>;
-  const analysis = isScoped(read) ? resolveAnalysis(identity, String(input.analysis)) : undefined;
+export function prepareRead(read: ReadDef, caller: Caller, raw: Record<string, unknown>): Prepared {
+  const input: ReadInput = validateInput(read, raw);
+  const analysis = isScoped(read) ? resolveAnalysis(caller, String(input.analysis)) : undefined;
   return { input, analysis };
 }
 
@@ -35,6 +37,7 @@ export interface ExecuteDeps {
   config: Pick<Config, 'CURSOR_SECRET'>;
 }
 
-export function readContext(deps: ExecuteDeps, requestId: string, identity: Identity, budget: BudgetState, analysis: Prepared['analysis']): ReadContext {
-  return { requestId, identity, budget, db: deps.db, analysis, now: new Date(), cursorSecret: deps.config.CURSOR_SECRET };
+/** What a read runs with: the caller, its budget, the store, the resolved analysis and the time of the call. */
+export function readContext(deps: ExecuteDeps, requestId: string, caller: Caller, budget: BudgetState, analysis: AnalysisRef | undefined): ReadContext {
+  return { requestId, caller, budget, db: deps.db, analysis, now: new Date(), cursorSecret: deps.config.CURSOR_SECRET };
 }

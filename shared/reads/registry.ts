@@ -11,8 +11,9 @@ export const readsByFamily: Readonly<Record<Family, readonly ReadDef[]>> = {
 };
 
 /**
- * The one table of reads, in SPEC §4.2 order. REST routes, MCP tools, openapi.json and the CDK routes
- * all derive from it; a family Lambda takes only its own part (readsByFamily) so it bundles nothing else.
+ * The one table of reads, in the order of docs/contract.md#the-fifteen-reads. REST routes, MCP tools,
+ * openapi.json and the CDK routes all derive from it; a family Lambda takes only its own part (readsByFamily)
+ * so it bundles nothing else.
  */
 export const reads: readonly ReadDef[] = [...identityReads, ...figureReads, ...catalogReads];
 

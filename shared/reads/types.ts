@@ -1,44 +1,29 @@
 import type { z } from 'zod';
+import { InternalError } from '../errors.js';
+import type { BudgetState } from '../store/budget.js';
+import type { Caller } from '../store/caller.js';
 import type { Db } from '../store/db.js';
 
 /** The Lambda that serves a read. One family, one function, one bundle. */
 export type Family = 'identity' | 'figures' | 'catalog';
 export const FAMILIES: readonly Family[] = ['identity', 'figures', 'catalog'];
 
-export type KeyScope = 'workspace' | 'brand' | 'analysis';
-
-/** Who is calling, as established by one SQL round trip at the head of the chain. */
-export interface Identity {
-  key: {
-    id: string;
-    name: string;
-    prefix: string;
-    scope: KeyScope;
-    brand: string | null;
-    pinnedAnalysis: string | null;
-    createdAt: Date;
-    expiresAt: Date;
-    lastUsedAt: Date;
-  };
-  workspace: { id: string; name: string; slug: string };
-  plan: { key: string; perMinute: number };
-  /** Analyses the key may read right now: key scope intersected with its creator's access. */
-  reach: ReadonlyArray<{ id: string; slug: string }>;
+/** An analysis as the key reaches it: its id for the store, its slug for the caller. */
+export interface AnalysisRef {
+  id: string;
+  slug: string;
 }
 
-export interface BudgetState {
-  limit: number;
-  remaining: number;
-  resetAfterSeconds: number;
-}
+/** A read's input after validation by its own schema: path and query parameters with typed values. */
+export type ReadInput = Record<string, unknown>;
 
 export interface ReadContext {
   requestId: string;
-  identity: Identity;
+  caller: Caller;
   budget: BudgetState;
   db: Db;
   /** The analysis named in the path, resolved inside the key's reach (scoped reads only). */
-  analysis: { id: string; slug: string } | undefined;
+  analysis: AnalysisRef | undefined;
   now: Date;
   /** HMAC key for the cursors of paged reads (shared/reads/cursor.ts). */
   cursorSecret: string;
@@ -60,7 +45,7 @@ export interface ReadDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodTyp
   description: string;
   input: I;
   output: O;
-  /** Error codes of SPEC §7 this read can answer with, beyond those every call can. */
+  /** Error codes (docs/contract.md#errors) this read can answer with, beyond those every call can. */
   errors: readonly string[];
   run(ctx: ReadContext, input: z.infer<I>): Promise<z.infer<O>>;
 }
@@ -76,4 +61,13 @@ export function pathParams(path: string): string[] {
 
 export function isScoped(read: Pick<ReadDef, 'path'>): boolean {
   return read.path.includes('{analysis}');
+}
+
+/**
+ * The analysis of a scoped read (its path has {analysis}), resolved before the read runs. A scoped read
+ * run without one is a wiring fault, refused as internal_error.
+ */
+export function scopedAnalysis(ctx: Pick<ReadContext, 'analysis'>): AnalysisRef {
+  if (!ctx.analysis) throw new InternalError(new Error('a scoped read ran without its analysis'));
+  return ctx.analysis;
 }

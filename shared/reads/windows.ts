@@ -1,10 +1,11 @@
 import * as z from 'zod';
+import { DAY_MS } from '../formats.js';
 
 export const WINDOW_NAMES = ['last-run', '7d', '14d', '30d', '90d', 'all'] as const;
 export type WindowName = (typeof WINDOW_NAMES)[number];
 
 /**
- * Bounds of a custom window (SPEC §4.1 leaves them to us). Every date the service computes from a legal
+ * Bounds of a custom window (docs/contract.md#common-parameters leaves them to us). Every date the service computes from a legal
  * one (the comparison period reaches MAX_WINDOW_DAYS further back, the day after `to`) stays an ordinary
  * four-digit ISO date for JavaScript and PostgreSQL alike, and a daily series of the widest window stays
  * a few hundred kilobytes. The store holds no measurement outside them (CHECK constraints, migration 005).
@@ -14,11 +15,15 @@ export const LAST_DAY = '2099-12-31';
 /** Longest custom window, from and to included: one leap year. */
 export const MAX_WINDOW_DAYS = 366;
 
-const DAY_MS = 86_400_000;
-
 /** Days from `from` to `to`, both included. */
 export function spanDays(from: string, to: string): number {
   return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS) + 1;
+}
+
+/** Every UTC day from `from` to `to`, both included, as YYYY-MM-DD, walked by epoch milliseconds (no parsing per day). */
+export function* daysFrom(from: string, to: string): Generator<string> {
+  const last = Date.parse(`${to}T00:00:00Z`);
+  for (let t = Date.parse(`${from}T00:00:00Z`); t <= last; t += DAY_MS) yield new Date(t).toISOString().slice(0, 10);
 }
 
 /** A calendar day, YYYY-MM-DD, that exists (2026-02-30 does not), between FIRST_DAY and LAST_DAY. */
@@ -45,7 +50,7 @@ export function windowParams<const N extends readonly WindowName[]>(accepted: N,
   };
 }
 
-/** SPEC §4.1 rule 3, from ≤ to and the longest span, as object-level checks that name the offending parameter. */
+/** docs/contract.md#common-parameters rule 3, from ≤ to and the longest span, as object-level checks that name the offending parameter. */
 export function checkWindow(v: { window?: string | undefined; from?: string | undefined; to?: string | undefined }, ctx: z.RefinementCtx): void {
   if (v.window !== undefined && (v.from !== undefined || v.to !== undefined)) {
     ctx.addIssue({ code: 'custom', path: ['window'], message: 'window cannot be combined with from/to.' });

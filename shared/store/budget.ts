@@ -1,8 +1,14 @@
 import { types } from '../builtins.js';
 import { createDynamoDb, DynamoDbError, type DynamoDb } from '../aws/dynamodb.js';
-import type { Config } from '../config.js';
+import type { Config } from '../config/service.js';
 import { RateLimited, RateLimitUnavailable } from '../errors.js';
-import type { BudgetState } from '../reads/types.js';
+
+/** What is left of the workspace budget this minute, as the rate headers and MCP _meta report it. */
+export interface BudgetState {
+  limit: number;
+  remaining: number;
+  resetAfterSeconds: number;
+}
 
 export interface BudgetCounter {
   /** Spends one call of the workspace's budget for the current UTC minute, or refuses. */

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import type { Db } from './db.js';
 import { StoreError, storeFaultCause } from './faults.js';
 import { ApiError, KeyRevoked, PlanRequired, RateLimitUnavailable, Unauthorized } from '../errors.js';
-import type { Identity } from '../reads/types.js';
+import type { KeyScope } from '../keys.js';
 
 /**
  * Key, workspace, plan, creator's standing and the key's reach, in one round trip: api_identity
@@ -13,13 +13,32 @@ import type { Identity } from '../reads/types.js';
  */
 const IDENTITY_SQL = 'SELECT * FROM api_identity($1::text, $2::integer)';
 
+/** Who is calling, as one SQL round trip at the head of the chain establishes it: the key, its workspace and plan, and its reach. */
+export interface Caller {
+  key: {
+    id: string;
+    name: string;
+    prefix: string;
+    scope: KeyScope;
+    brand: string | null;
+    pinnedAnalysis: string | null;
+    createdAt: Date;
+    expiresAt: Date;
+    lastUsedAt: Date;
+  };
+  workspace: { id: string; name: string; slug: string };
+  plan: { key: string; perMinute: number };
+  /** Analyses the key may read right now: key scope intersected with its creator's access. */
+  reach: ReadonlyArray<{ id: string; slug: string }>;
+}
+
 const reachSchema = z.array(z.object({ id: z.string(), slug: z.string() }));
 
-interface IdentityRow {
+interface CallerRow {
   id: string;
   name: string;
   prefix: string;
-  scope: Identity['key']['scope'];
+  scope: KeyScope;
   alive: boolean;
   created_at: Date;
   expires_at: Date;
@@ -35,21 +54,21 @@ interface IdentityRow {
   reach: unknown;
 }
 
-export interface IdentityOptions {
+export interface CallerOptions {
   lastUsedThrottleSeconds: number;
   planCeilings?: Record<string, number> | undefined;
 }
 
 /**
- * Resolves a fingerprint to a live identity or throws the SPEC §5 refusal. Unknown and dead keys cost
+ * Resolves a fingerprint to a live caller or throws the docs/contract.md#authentication refusal. Unknown and dead keys cost
  * the same single statement. A store that cannot serve surfaces as upstream_timeout and a configuration
  * fault as internal_error (both from Db); a statement the answering store failed means reach could not
- * be established: rate_limit_unavailable (SPEC §7), refused, never served. The cause goes to the log.
+ * be established: rate_limit_unavailable (docs/contract.md#errors), refused, never served. The cause goes to the log.
  */
-export async function lookupIdentity(db: Db, fp: string, opts: IdentityOptions): Promise<Identity> {
-  let rows: IdentityRow[];
+export async function lookupCaller(db: Db, fp: string, opts: CallerOptions): Promise<Caller> {
+  let rows: CallerRow[];
   try {
-    rows = await db.query<IdentityRow>(IDENTITY_SQL, [fp, opts.lastUsedThrottleSeconds]);
+    rows = await db.query<CallerRow>(IDENTITY_SQL, [fp, opts.lastUsedThrottleSeconds]);
   } catch (err) {
     if (err instanceof ApiError) throw err;
     throw new RateLimitUnavailable(err instanceof StoreError ? err.cause : storeFaultCause(err, 'query'));

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { rdsAuthToken } from '../aws/sigv4.js';
-import type { Config } from '../config.js';
+import type { Config } from '../config/service.js';
 import { InternalError, UpstreamTimeout } from '../errors.js';
 import { StoreError, storeFaultCause, type FaultCause, type StorePhase } from './faults.js';
 
@@ -55,7 +55,7 @@ function iamToken(cfg: Config): () => Promise<string> {
 }
 
 /**
- * The refusal a store failure calls for (README "Faults"): unavailable → 503 upstream_timeout with the
+ * The refusal a store failure calls for (docs/errors.md#faults): unavailable → 503 upstream_timeout with the
  * wake delay; configuration → 500 internal_error; a failed statement is left to the caller (a read
  * answers internal_error, the identity statement rate_limit_unavailable). Each carries its cause for the log.
  */

@@ -1,8 +1,7 @@
 import { createBudgetCounter, createDynamoClient, type BudgetCounter } from './budget.js';
-import { config as envConfig, type Config } from '../config.js';
-import { lookupIdentity } from './caller.js';
+import { config as envConfig, type Config } from '../config/service.js';
+import { lookupCaller, type Caller } from './caller.js';
 import { logger } from '../log.js';
-import type { Identity } from '../reads/types.js';
 import { createDb, createPool, type Db } from './db.js';
 
 /** The long-lived clients of one process: built once at module scope, reused by every call. */
@@ -10,12 +9,12 @@ export interface Services {
   config: Config;
   db: Db;
   counter: BudgetCounter;
-  lookup: (fingerprint: string) => Promise<Identity>;
+  lookup: (fingerprint: string) => Promise<Caller>;
   close(): Promise<void>;
 }
 
 export function createServices(cfg: Config = envConfig()): Services {
-  logger.setLogLevel(cfg.LOG_LEVEL);
+  logger.setLogLevel(cfg.logLevel);
   const pool = createPool(cfg);
   const db = createDb(pool);
   const dynamo = createDynamoClient(cfg);
@@ -24,7 +23,7 @@ export function createServices(cfg: Config = envConfig()): Services {
     config: cfg,
     db,
     counter: createBudgetCounter(dynamo, cfg.BUDGET_TABLE),
-    lookup: (fp) => lookupIdentity(db, fp, options),
+    lookup: (fp) => lookupCaller(db, fp, options),
     async close() {
       dynamo.destroy();
       await pool.end();

@@ -9,7 +9,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
-import { lookupIdentity } from '../../shared/store/caller.js';
+import { lookupCaller } from '../../shared/store/caller.js';
 import { fingerprint } from '../../shared/keys.js';
 import { readsByFamily } from '../../shared/reads/registry.js';
 import { me } from '../../shared/reads/identity/me.js';
@@ -26,9 +26,9 @@ const server = createServer((req, res) => {
   void (async () => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const secret = (req.headers.authorization ?? '').replace(/^Bearer /, '');
-    const identity = await lookupIdentity(db, fingerprint(secret), { lastUsedThrottleSeconds: 0 });
+    const caller = await lookupCaller(db, fingerprint(secret), { lastUsedThrottleSeconds: 0 });
     const ctx = (analysis: { id: string; slug: string } | undefined): ReadContext => ({
-      requestId: 'bare', identity, budget, db, analysis, now: new Date(), cursorSecret: 'bare-baseline-cursor-secret-not-used-here',
+      requestId: 'bare', caller, budget, db, analysis, now: new Date(), cursorSecret: 'bare-baseline-cursor-secret-not-used-here',
     });
     let body: unknown;
     if (url.pathname === `${BASE_PATH}/me`) {
@@ -36,7 +36,7 @@ const server = createServer((req, res) => {
     } else {
       const read = figures.find((r) => matchPath(`${BASE_PATH}${r.path}`, url.pathname));
       const params = read && matchPath(`${BASE_PATH}${read.path}`, url.pathname);
-      const analysis = params && identity.reach.find((a) => a.slug === params.analysis);
+      const analysis = params && caller.reach.find((a) => a.slug === params.analysis);
       if (!read || !analysis) {
         res.writeHead(404).end();
         return;

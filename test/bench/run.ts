@@ -2,8 +2,8 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 import { closeBench } from './harness.js';
 
 /**
- * `npm run bench [section ...]`: each section prints a markdown table whose figures go into the
- * README. Sections run one after another so they do not disturb each other's timings.
+ * `npm run bench [section ...]`: each section prints a markdown table whose figures go into
+ * docs/performance.md. Sections run one after another so they do not disturb each other's timings.
  */
 const sections: Record<string, () => Promise<{ default: () => Promise<string> }>> = {
   identity: () => import('./identity.bench.js'),

@@ -3,7 +3,7 @@ import { createServer, STATUS_CODES, type IncomingMessage, type Server } from 'n
 import type { AddressInfo, Socket } from 'node:net';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { errorBody, HeadersTooLarge, MalformedRequest, PayloadTooLarge, type ApiError } from '../../shared/errors.js';
-import { baseHeaders } from '../../shared/middleware/envelope.js';
+import { baseHeaders } from '../../shared/middleware/response-headers.js';
 import { DEFAULT_ROUTE_KEY, DEFAULT_TARGET, matchPath, routeKey, routes, type Target } from '../../shared/http/routes.js';
 
 export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
@@ -125,8 +125,8 @@ async function readBody(req: IncomingMessage): Promise<string | null> {
 }
 
 /**
- * A refusal of the adapter itself (API Gateway's part: body too large, headers too large, not HTTP),
- * in the SPEC §2.2 envelope with its own request id, like every other response of the local stack.
+ * A refusal of the adapter itself (API Gateway's part: body too large, headers too large, not HTTP), in the
+ * docs/contract.md#error-body envelope with its own request id, like every other response of the local stack.
  */
 export function gatewayRefusal(err: ApiError): { status: number; headers: Record<string, string>; body: string } {
   const requestId = randomUUID();

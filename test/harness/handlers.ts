@@ -19,7 +19,7 @@ export function createHandlers(services: Services): Handlers {
     mcp: mcpHandler(services) as unknown as LambdaHandler,
     openapi: openapiHandler({
       document: openapiBytes(),
-      ...services.config.apiSwitch,
+      apiSwitch: services.config.apiSwitch,
     }) as unknown as LambdaHandler,
   };
 }

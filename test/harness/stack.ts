@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { parseConfig, type Config } from '../../shared/config.js';
+import { parseConfig, type Config } from '../../shared/config/service.js';
 import { createServices, type Services } from '../../shared/store/services.js';
 import { startHttp, type LocalPages } from './adapter.js';
 import { createHandlers } from './handlers.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { CALL_MARGIN_MS, CLIENT_STATEMENT_GRACE_MS, loadStageConfig, worstCallMs } from '../../lib/config.js';
-import { parseConfig } from '../../shared/config.js';
+import { parseConfig } from '../../shared/config/service.js';
 import { createPool } from '../../shared/store/db.js';
 import { cdkJsonContext } from './support.js';
 

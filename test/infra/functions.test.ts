@@ -54,7 +54,7 @@ describe('service functions', () => {
       expect(lambdaMs).toBeLessThan(integrationMs);
       if (id.startsWith('OpenapiFn')) continue;
       const e = env(fn);
-      // Recomputed from the environment the functions really get (lib/config.ts worstCallMs, README Deploy).
+      // Recomputed from the environment the functions really get (lib/config.ts worstCallMs, docs/operating.md#timeouts).
       const worst = 2 * Number(e.DB_CONNECT_TIMEOUT_MS) + 2 * (Number(e.DB_STATEMENT_TIMEOUT_MS) + 1000) + Number(e.BUDGET_TIMEOUT_MS) + 2000;
       expect(worst).toBeLessThanOrEqual(lambdaMs);
       // Short enough that a ~15-20 s Aurora wake yields our own 503 rather than a long hang.
@@ -115,7 +115,7 @@ describe('service functions', () => {
     }
   });
 
-  it('no function reads source maps at start (they cost 20 to 90 ms of a cold start: npm run bench -- bundles)', () => {
+  it('no function reads source maps at start (they cost a measurable part of a cold start: npm run bench -- bundles)', () => {
     for (const fn of Object.values(stateless)) expect(String(env(fn).NODE_OPTIONS ?? '')).not.toContain('enable-source-maps');
   });
 

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from '@jest/globals';
 import { FAMILIES } from '../../shared/reads/types.js';
 import { reads } from '../../shared/reads/registry.js';
 import { DEFAULT_ROUTE_KEY, routeKey, routes as sharedRoutes } from '../../shared/http/routes.js';
-import { resources, synth, SPEC_PATHS, type Resources } from './support.js';
+import { resources, synth, CONTRACT_PATHS, type Resources } from './support.js';
 
 /** Logical id prefix of each function in the stateless stack (construct ids in lib/stateless-stack.ts). */
 const fnPrefix = (target: string) => `${target[0]!.toUpperCase()}${target.slice(1)}Fn`;
@@ -61,7 +61,7 @@ describe('HTTP API routes', () => {
   });
 
   it('follows the read table of the spec: fifteen reads, each path routed', () => {
-    expect(reads.map((r) => r.path).sort()).toEqual([...SPEC_PATHS].sort());
+    expect(reads.map((r) => r.path).sort()).toEqual([...CONTRACT_PATHS].sort());
     expect(new Set(reads.map((r) => r.name)).size).toBe(reads.length);
   });
 });

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
-import { parseConfig } from '../../shared/config.js';
+import { parseConfig } from '../../shared/config/service.js';
 import { createPool } from '../../shared/store/db.js';
 import { importStage, resources, synth } from './support.js';
 
@@ -127,7 +127,7 @@ describe('stateful stack (created store)', () => {
     }
   });
 
-  it("outputs the writer instance's identifier: the dimension of its ServerlessDatabaseCapacity (README, what to watch)", () => {
+  it("outputs the writer instance's identifier: the dimension of its ServerlessDatabaseCapacity (docs/operating.md, what to watch)", () => {
     const [writer] = Object.keys(resources(t, 'AWS::RDS::DBInstance'));
     t.hasOutput('WriterInstanceId', { Value: { Ref: writer } });
   });

@@ -73,8 +73,8 @@ export const importStage = {
   },
 };
 
-/** The fifteen read paths of SPEC §4.2, relative to /api/v1. */
-export const SPEC_PATHS = [
+/** The fifteen read paths of docs/contract.md#the-fifteen-reads, relative to /api/v1. */
+export const CONTRACT_PATHS = [
   '/me',
   '/analyses',
   '/analyses/{analysis}',

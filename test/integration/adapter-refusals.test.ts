@@ -30,7 +30,10 @@ function rawBytes(bytes: string | Buffer): Promise<RawReply> {
   });
 }
 
-/** The adapter's own refusals (API Gateway's part): the SPEC §2.2 envelope with a request id, no budget spent. */
+/**
+ * The adapter's own refusals (API Gateway's part): the docs/contract.md#error-body envelope with a request
+ * id, no budget spent.
+ */
 function expectGatewayRefusal(reply: RawReply, status: number, code: string): void {
   expect({ status: reply.status, code: reply.body?.error?.code }).toEqual({ status, code });
   expect(Object.keys(reply.body)).toEqual(['error']);

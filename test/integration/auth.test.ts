@@ -8,7 +8,7 @@ beforeAll(async () => {
 });
 afterAll(() => api.close());
 
-describe('SPEC §5: every key state gives its code, before the budget', () => {
+describe('docs/contract.md#authentication: every key state gives its code, before the budget', () => {
   test.each([
     ['no header', undefined],
     ['wrong scheme', { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` }],

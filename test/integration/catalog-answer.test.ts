@@ -84,7 +84,7 @@ describe('GET /analyses/{analysis}/answers/{answer} (read 15)', () => {
     const initech = expectServed(await call(api, one(manifest.hostileAnswerIds[0]!), key()), getAnswer.output);
     expect(initech.mentions![1]).toMatchObject({ brand: 'Initech', kind: 'direct_competitor' });
     expect(initech.mentions![1]!.competitor_id).not.toBeNull();
-    // Never a character offset (SPEC §1 item 7).
+    // Never a character offset (docs/contract.md#what-the-service-does item 7).
     expect(JSON.stringify(initech)).not.toMatch(/offset|"start"|"end"|char/i);
   });
 

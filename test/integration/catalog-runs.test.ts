@@ -33,7 +33,7 @@ describe('GET /analyses/{analysis}/prompts (read 11)', () => {
     expect(body.truncated).toBe(false);
     expect(body.items.filter((p) => p.group === null)).toHaveLength(rows[0]!.ungrouped);
     expect(new Set(body.items.map((p) => p.language))).toEqual(new Set(['en', 'fr']));
-    // SPEC §1 item 6: not a single figure on the catalogue.
+    // docs/contract.md#what-the-service-does item 6: not a single figure on the catalogue.
     for (const item of body.items) expect(Object.keys(item).sort()).toEqual(['created_at', 'group', 'id', 'language', 'text']);
     expect(Object.keys(body).sort()).toEqual(['items', 'next_cursor', 'total', 'truncated']);
     expect(new Set(body.items.map((p) => p.id)).size).toBe(body.items.length);

@@ -8,9 +8,9 @@ import { unwrapUntrusted } from '../mcp/args.js';
 import { connect } from '../mcp/support.js';
 
 /**
- * Read 7 keeps one page whatever the number of brands answers name (SPEC §4.1 rule 5: a single-page read
- * signals more rows with truncated): every direct competitor, the 50 most mentioned indirect ones, total
- * counting them all. Expected values worked out by hand from test/fixtures/crowd.ts.
+ * Read 7 keeps one page whatever the number of brands answers name (docs/contract.md#common-parameters rule
+ * 5: a single-page read signals more rows with truncated): every direct competitor, the 50 most mentioned
+ * indirect ones, total counting them all. Expected values worked out by hand from test/fixtures/crowd.ts.
  */
 const LIMIT = 50;
 

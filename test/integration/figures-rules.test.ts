@@ -10,7 +10,10 @@ import { listSources } from '../../shared/reads/figures/sources.js';
 import { getMetricsTimeseries } from '../../shared/reads/figures/timeseries.js';
 import { call, expectError, expectServed, manifest, readerUrl, startTestApi } from '../support/api.js';
 
-/** SPEC §2.4 / §4.1 rules on the demo dataset: windows, refusals, null semantics, the two special analyses. */
+/**
+ * docs/contract.md#measurement-context-and-empty-values and #common-parameters rules on the demo dataset:
+ * windows, refusals, null semantics, the two special analyses.
+ */
 
 let api: LocalApi;
 beforeAll(async () => {
@@ -31,7 +34,7 @@ const READS: [string, string, z.ZodType][] = [
 const ALL: [string, string, z.ZodType][] = [...READS, ['timeseries', '/metrics/timeseries', getMetricsTimeseries.output]];
 type Ctx = { context: { state: string; extraction_late: boolean; window: { name: string; first_day: string | null; last_day: string | null; days: number | null } } };
 
-describe('windows (SPEC §4.1, §4.2)', () => {
+describe('windows (docs/contract.md#common-parameters, #the-fifteen-reads)', () => {
   test.each(READS)('%s accepts every window, defaults to last-run, echoes what it understood', async (_n, suffix, schema) => {
     const plain = expectServed(await call(api, `${at('collected')}${suffix}`, key()), schema) as Ctx;
     expect(plain.context.window).toMatchObject({ name: 'last-run', days: 1 });
@@ -122,7 +125,7 @@ describe('windows (SPEC §4.1, §4.2)', () => {
   });
 });
 
-describe('null semantics (SPEC §2.4)', () => {
+describe('null semantics (docs/contract.md#measurement-context-and-empty-values)', () => {
   test.each(ALL)('never collected: %s answers 200 with state never_collected and null figures', async (_n, suffix, schema) => {
     const body = expectServed(await call(api, `${at('never_collected')}${suffix}`, key()), schema) as Ctx & Record<string, unknown>;
     expect(body.context).toMatchObject({ state: 'never_collected', extraction_late: false });

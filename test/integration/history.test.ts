@@ -17,7 +17,7 @@ beforeAll(async () => {
 });
 afterAll(() => api.close());
 
-describe('a key whose creator lost access stays dead when the access comes back (SPEC §5.3)', () => {
+describe('a key whose creator lost access stays dead when the access comes back (docs/contract.md#authentication point 3)', () => {
   test.each<[HistoryKey, number]>([
     ['reinvited', 401],
     ['reinvited_bare', 401],

@@ -12,10 +12,10 @@ beforeAll(async () => {
 afterAll(() => api.close());
 const key = () => manifest.keys.workspace;
 
-/** Forms a JavaScript Number() would turn into an integer, each refused by SPEC §4.1 rule 1. */
+/** Forms a JavaScript Number() would turn into an integer, each refused by docs/contract.md#common-parameters rule 1. */
 const NOT_INTEGERS = ['1.0', '5.', '.5', '0.9999999999999999999', '1.00000000000000000001', '+5', '-0', '1E1', '1e0', '9007199254740993', '10000000000000000', '٣', '５'];
 
-describe('integer parameters take digits only (SPEC §4.1 rule 1)', () => {
+describe('integer parameters take digits only (docs/contract.md#common-parameters rule 1)', () => {
   test.each(NOT_INTEGERS)('limit=%s → 422 invalid_request naming limit', async (form) => {
     const reply = await call(api, `/analyses?limit=${encodeURIComponent(form)}`, key());
     expectError(reply, 422, 'invalid_request', { param: 'limit', budget: true });
@@ -50,7 +50,7 @@ describe('the query separator is the first ? only', () => {
   });
 });
 
-describe('MCP arguments are JSON values: an integer is judged by its value (README "Number forms")', () => {
+describe('MCP arguments are JSON values: an integer is judged by its value (docs/decisions.md, "Number forms in MCP")', () => {
   const rpc = (raw: string) =>
     rawRequest(api.url, {
       method: 'POST',

@@ -10,7 +10,7 @@ beforeAll(async () => {
 afterAll(() => api.close());
 
 describe('GET /me', () => {
-  test('states every field of SPEC §2.1 for a workspace key', async () => {
+  test('states every field of docs/contract.md#key-identity for a workspace key', async () => {
     const me = expectServed(await call(api, '/me', manifest.keys.workspace), meSchema);
     expect(me.key.scope).toBe('workspace');
     expect(me.key.brand).toBeNull();

@@ -2,7 +2,10 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import pg from 'pg';
 import { readerUrl } from '../support/api.js';
 
-/** SPEC: the service never writes to the measurement store, and its database role proves it. */
+/**
+ * docs/contract.md#what-the-service-does: the service never writes to the measurement store, and its database
+ * role proves it.
+ */
 describe('the service role can only read', () => {
   let client: pg.Client;
   beforeAll(async () => {

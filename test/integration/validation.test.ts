@@ -10,7 +10,7 @@ beforeAll(async () => {
 afterAll(() => api.close());
 const key = () => manifest.keys.workspace;
 
-describe('strict input (SPEC §4.1 rules 1-2): refused, never clamped', () => {
+describe('strict input (docs/contract.md#common-parameters rules 1-2): refused, never clamped', () => {
   test.each([
     ['/me?foo=1', 'foo'],
     ['/analyses?foo=1', 'foo'],

@@ -104,7 +104,7 @@ export function resultSizes(result: CallToolResult): { text: number; structured:
   return { text, structured: Buffer.byteLength(JSON.stringify(result.structuredContent ?? null)) };
 }
 
-/** A markdown table, for sizes printed by the tests (and copied into the README). */
+/** A markdown table, for sizes printed by the tests (and copied into docs/mcp.md). */
 export function sizeTable(rows: Array<Record<string, string | number>>): string {
   const cols = Object.keys(rows[0] ?? {});
   const line = (cells: string[]) => `| ${cells.join(' | ')} |`;

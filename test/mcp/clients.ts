@@ -4,9 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /**
- * The real MCP clients the tests run, pinned (TOOLING.md): through `npx --yes name@version`, so they
- * stay out of package.json (120 MB of React, Vite and Ink for the Inspector alone) and are fetched
- * once into the npm cache. The Inspector 2.12.0 declares Node >= 22.19; its CLI runs on Node 20.20.
+ * The real MCP clients the tests run, pinned (a plain install on Node 20 resolves an Inspector too old to
+ * send --header): through `npx --yes name@version`, so they stay out of package.json (a large tree of React,
+ * Vite and Ink for the Inspector alone) and are fetched once into the npm cache. The Inspector 2.12.0
+ * declares Node >= 22.19; its CLI runs on Node 20.20.
  */
 export const MCP_REMOTE = 'mcp-remote@0.15.1';
 export const INSPECTOR = '@modelcontextprotocol/inspector@2.12.0';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { parseConfig } from '../../shared/config.js';
+import { parseConfig } from '../../shared/config/service.js';
 import type { LocalApi } from '../harness/stack.js';
 import { INVALID_CALL } from '../../shared/mcp/handler.js';
 import { awayFromMinuteEdge, call, expectError, manifest, startTestApi } from '../support/api.js';

@@ -25,9 +25,10 @@ function unmarked(value: unknown): unknown {
 }
 
 /**
- * The classes of issue 11, property-based, against the API in a process of its own: date ranges and
- * extreme dates, number forms, Unicode separators in answer text (REST and MCP), and arbitrary MCP
- * arguments for every tool. The oracles come from SPEC §4.1 and the README, not from the code under test.
+ * The classes of issue 11, property-based, against the API in a process of its own: date ranges and extreme
+ * dates, number forms, Unicode separators in answer text (REST and MCP), and arbitrary MCP arguments for
+ * every tool. The oracles come from docs/contract.md#common-parameters and docs/decisions.md, not from the code
+ * under test.
  */
 
 /** Fixed so a failure replays (FC_SEED=... to explore others). */
@@ -44,14 +45,14 @@ const getReads = reads.filter((r) => r.path);
 const byName = (name: string): ReadDef => getReads.find((r) => r.name === name) as ReadDef;
 const takes = (read: ReadDef, key: string): boolean => Object.hasOwn(read.input.shape, key);
 
-// ---- SPEC §4.1 and README, written out independently of the code ----
+// ---- docs/contract.md#common-parameters and docs/decisions.md, written out independently of the code ----
 
-/** SPEC §4.1 rule 4 and §4.2: reads 5 and 14 refuse last-run. */
+/** docs/contract.md#common-parameters rule 4 and #the-fifteen-reads: reads 5 and 14 refuse last-run. */
 const WINDOWS = ['last-run', '7d', '14d', '30d', '90d', 'all'];
 const windowAccepted = (read: ReadDef, w: string): boolean =>
   WINDOWS.includes(w) && !(w === 'last-run' && ['get_metrics_timeseries', 'list_answers'].includes(read.name));
 
-/** README: custom windows are calendar days 2000-01-01..2099-12-31, at most 366 days, from and to included. */
+/** docs/contract.md#common-parameters: custom windows are calendar days 2000-01-01..2099-12-31, at most 366 days, from and to included. */
 const FIRST_DAY = '2000-01-01';
 const LAST_DAY = '2099-12-31';
 const MAX_SPAN = 366;
@@ -95,10 +96,10 @@ function windowOutcome(read: ReadDef, q: { window?: string; from?: string; to?: 
   return span(q.from, q.to) <= MAX_SPAN ? 200 : 422;
 }
 
-/** SPEC §4.2 page bounds by read (checked below to cover every read that takes limit). */
+/** docs/contract.md#the-fifteen-reads page bounds by read (checked below to cover every read that takes limit). */
 const LIMIT_MAX: Record<string, number> = { list_analyses: 200, list_sources: 200, list_group_prompts: 200, list_runs: 100, list_answers: 100 };
 const OFFSET_MAX = 100_000;
-/** SPEC §4.1 rule 1 for integers: digits only, within the bounds. */
+/** docs/contract.md#common-parameters rule 1 for integers: digits only, within the bounds. */
 function integerAccepted(read: ReadDef, key: string, value: string): boolean {
   if (!/^(0|[1-9]\d*)$/.test(value)) return false;
   const n = BigInt(value);
@@ -262,7 +263,7 @@ describe(`issue 11 classes, property-based (fast-check seed ${SEED})`, () => {
 
   test('number forms of limit and offset: digits within the bounds are served, any other form is 422 naming the parameter', async () => {
     const paged = getReads.filter((r) => takes(r, 'limit') || takes(r, 'offset'));
-    // Every read that takes limit has its SPEC bound written above.
+    // Every read that takes limit has its contract bound written above.
     expect(paged.filter((r) => takes(r, 'limit')).map((r) => r.name).sort()).toEqual(Object.keys(LIMIT_MAX).sort());
     const caseArb = fc.constantFrom(...paged.map((r) => r.name)).chain((name) =>
       fc.record({
@@ -395,7 +396,7 @@ describe(`issue 11 classes, property-based (fast-check seed ${SEED})`, () => {
             if (!e || !CODES.includes(e.code) || typeof e.message !== 'string' || typeof e.request_id !== 'string') problems.push(`refusal outside the contract: ${text.slice(0, 300)}`);
             else if (e.code === 'invalid_request' && e.param !== undefined && !Object.hasOwn(sent, e.param) && !Object.hasOwn(read.input.shape, e.param)) problems.push(`param ${e.param} was not sent`);
             else if (unknown.length > 0 && (e.code !== 'invalid_request' || !unknown.includes(e.param))) {
-              // __proto__ included: an own key of the arguments like any other (SPEC §4.1 rule 2).
+              // __proto__ included: an own key of the arguments like any other (docs/contract.md#common-parameters rule 2).
               problems.push(`unknown argument ${c.tool} ${JSON.stringify(unknown)} not named: ${text.slice(0, 200)}`);
             }
           } else if (unknown.length > 0) problems.push(`unknown argument ${c.tool} ${JSON.stringify(unknown)} served`);

@@ -72,8 +72,9 @@ function renderPair(p: { key: string; value: string; style: Style }): string {
 }
 
 /**
- * SPEC §4.1 rule 2, computed from what the server receives (the adapter builds rawQueryString from
- * the WHATWG URL, which re-encodes some bytes): the first unknown or repeated key must be named.
+ * docs/contract.md#common-parameters rule 2, computed from what the server receives (the adapter builds
+ * rawQueryString from the WHATWG URL, which re-encodes some bytes): the first unknown or repeated key must be
+ * named.
  */
 function expectedParam(read: ReadDef, target: string): string | undefined {
   const shape = read.input.shape as Record<string, unknown>;
@@ -222,7 +223,7 @@ describe(`hostile input, property-based (fast-check seed ${SEED})`, () => {
     );
   });
 
-  test('Authorization header variants, sent raw: the exact rule of DESIGN §2, never a 5xx', async () => {
+  test('Authorization header variants, sent raw: the exact rule of docs/decisions.md#the-path-of-a-call, never a 5xx', async () => {
     const valid = manifest.keys.workspace;
     const base62 = fc.string({ unit: fc.constantFrom(...'0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'), maxLength: 200 });
     const secretArb = fc.oneof(

@@ -20,7 +20,7 @@ import { freshDatabase, type ServerDatabase } from './support/stores.js';
  * after. Every tool with default arguments, through the SDK client, gives a text block and a
  * JSON.stringify(structuredContent) of at most ASSISTANT_RESULT_BYTES each. A wider legal call that goes
  * over is one its tool description warns about, and the weight and the smaller call it quotes are the
- * measured ones. Seeding takes about two minutes; the test prints how long, and every size.
+ * measured ones. Seeding takes minutes; the test prints how long, and every size.
  */
 
 const m = largeManifest({ years: 1 });

@@ -160,7 +160,8 @@ describe('response headers, bodies on GET, /mcp body size', () => {
     for (const { route, path } of concreteRoutes(manifest)) {
       for (const key of [manifest.keys.workspace, undefined]) {
         const reply = await rawRequest(api.url, { method: route.method, target: path, headers: key ? [['Authorization', `Bearer ${key}`]] : [] });
-        // REST routes owe the SPEC envelope too; /mcp answers JSON-RPC and /openapi.json the document, with the same headers.
+        // REST routes owe the docs/contract.md#error-body envelope too; /mcp answers JSON-RPC and
+        // /openapi.json the document, with the same headers.
         const found = route.read ? contractProblems(reply, route.read) : headerProblems(reply);
         for (const p of found) problems.push(`${route.method} ${path} ${key ? 'key' : 'no key'}: ${p}`);
       }

@@ -12,7 +12,7 @@ import { SERVER_URL, freshDemoStore, type ServerDatabase } from './support/store
 import { fillPath, pathValues } from './support/targets.js';
 
 /**
- * README "Faults": which failure of the measurement store answers which code, each provoked for real
+ * docs/errors.md#faults: which failure of the measurement store answers which code, each provoked for real
  * (the server itself through an owner connection, or the TCP proxy where the shared server cannot be
  * made to refuse that way), each checked on the wire and in the log line that carries the cause.
  */

@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { KeyRevoked } from '../../shared/errors.js';
-import { lookupIdentity } from '../../shared/store/caller.js';
+import { lookupCaller } from '../../shared/store/caller.js';
 import { fingerprint } from '../../shared/keys.js';
 import type { Db } from '../../shared/store/db.js';
 import { AdminUsageError, parseAdminArgs, refusalOf, runAdminCommand } from '../../shared/admin/commands.js';
@@ -13,7 +13,7 @@ import { freshStore, type Store } from '../harness/pglite.js';
 let store: Store;
 const admin = (...argv: string[]) => runAdminCommand(store.db, parseAdminArgs(argv));
 const asDb = (s: Store): Db => ({ query: async (text, params) => (await s.db.query(text, params)).rows as never });
-const lookup = (secret: string) => lookupIdentity(asDb(store), fingerprint(secret), { lastUsedThrottleSeconds: 0 });
+const lookup = (secret: string) => lookupCaller(asDb(store), fingerprint(secret), { lastUsedThrottleSeconds: 0 });
 
 async function refusal(p: Promise<unknown>): Promise<string | undefined> {
   try {
@@ -122,7 +122,7 @@ describe('demo load', () => {
       expect(counts.rows[0]!.workspaces).toBeGreaterThan(0);
       expect(counts.rows[0]!.runs).toBeGreaterThan(0);
       const key = await runAdminCommand(empty.db, parseAdminArgs(['key', 'create', '--workspace', 'acme', '--creator', 'owner@acme.test', '--name', 'demo', '--scope', 'workspace']));
-      const identity = await lookupIdentity(asDb(empty), fingerprint((key.result as { secret: string }).secret), { lastUsedThrottleSeconds: 0 });
+      const identity = await lookupCaller(asDb(empty), fingerprint((key.result as { secret: string }).secret), { lastUsedThrottleSeconds: 0 });
       expect(identity.reach.length).toBeGreaterThan(0);
     } finally {
       await empty.pg.close();

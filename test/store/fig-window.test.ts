@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { freshStore, type Store } from '../harness/pglite.js';
 
 /**
- * Window resolution and the month split, done by the store in the same call as the figures (migration
- * 006, fig_resolve_window and fig_segments): DESIGN §3 on a tiny history, checked case by case.
+ * Window resolution and the month split, done by the store in the same call as the figures (migration 006,
+ * fig_resolve_window and fig_segments): docs/decisions.md#decisions-the-contract-leaves-open on a tiny
+ * history, checked case by case.
  */
 let store: Store;
 const A = 'a0000000-0000-4000-8000-000000000001';
@@ -55,7 +56,7 @@ async function segments(from: string, to: string): Promise<Array<[string, string
   return rows.map((r) => [r.kind, r.lo, r.hi]);
 }
 
-describe('window resolution (DESIGN §3)', () => {
+describe('window resolution (docs/decisions.md#decisions-the-contract-leaves-open)', () => {
   test('the anchor is the latest run whose collection ended (extraction late included), on the UTC day it started', async () => {
     const w = await resolve(A, '7d');
     expect(w.anchor).toMatchObject({ id: 'd0000000-0000-4000-8000-000000000003', day: '2025-03-10' });

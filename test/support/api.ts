@@ -58,7 +58,10 @@ export async function call(api: LocalApi, path: string, key?: string | null, ini
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-/** SPEC §2.2 and §4.3 on a refusal: the envelope, the request id twice, the stated budget headers. */
+/**
+ * docs/contract.md#error-body and #response-headers on a refusal: the envelope, the request id twice, the
+ * stated budget headers.
+ */
 export function expectError(reply: Reply, status: number, code: string, opts: { param?: string; budget?: boolean } = {}): void {
   expect({ status: reply.status, code: reply.body?.error?.code }).toEqual({ status, code });
   const requestId = reply.headers.get('x-request-id');

@@ -105,7 +105,7 @@ function fail(where: string, problem: string, reply: OpenApiReply): never {
 /**
  * Throws unless the reply is one the document describes for this operation. Replies to a method and
  * path the document does not describe (unknown path: 404, other method: 405) must still be the
- * SPEC §2.2 error body with X-Request-Id.
+ * error body (docs/contract.md#error-body) with X-Request-Id.
  */
 export function expectMatchesOpenApi(method: string, path: string, reply: OpenApiReply): void {
   const c = load();

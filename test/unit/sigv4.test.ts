@@ -5,7 +5,7 @@ import { DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { Signer } from '@aws-sdk/rds-signer';
 import { budgetEndpoint, createBudgetCounter, createDynamoClient } from '../../shared/store/budget.js';
 import { rdsAuthToken, signedHeaders } from '../../shared/aws/sigv4.js';
-import { parseConfig } from '../../shared/config.js';
+import { parseConfig } from '../../shared/config/service.js';
 import { verifySigned, type ReceivedRequest } from '../support/sigv4.js';
 import { verifyIamToken } from '../deploy/support/iam-token.js';
 

@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { secondsToMinuteEnd } from '../../shared/store/budget.js';
 import { decodeCursor, encodeCursor } from '../../shared/reads/cursor.js';
 import { CursorExpired, InvalidRequest } from '../../shared/errors.js';
-import { parseQuery, validateInput } from '../../shared/http/input.js';
+import { parseQuery } from '../../shared/http/query.js';
+import { validateInput } from '../../shared/reads/validate.js';
 import { fingerprint, newSecret, SECRET_PATTERN, visiblePrefix } from '../../shared/keys.js';
 import { bearerSecret } from '../../shared/middleware/authenticate.js';
 import { reads } from '../../shared/reads/registry.js';
@@ -36,7 +37,8 @@ describe('strict query parsing', () => {
     expect(parseQuery(read, 'limit=7')).toEqual({ limit: 7 });
     expect(parseQuery(read, 'limit=1e1')).toEqual({ limit: '1e1' });
     expect(parseQuery(read, 'limit=010')).toEqual({ limit: '010' });
-    // SPEC §4.1 rule 1 for integers: digits only. What JavaScript would round or sign stays a string, for zod to refuse.
+    // docs/contract.md#common-parameters rule 1 for integers: digits only. What JavaScript would round or
+    // sign stays a string, for zod to refuse.
     for (const form of ['1.0', '5.', '.5', '0.9999999999999999999', '+5', '-0', '-1', '1E1', '9007199254740993', '99999999999999999999', '٣']) {
       expect(parseQuery(read, `limit=${encodeURIComponent(form)}`)).toEqual({ limit: form });
     }

@@ -5,7 +5,7 @@ import { classifyStoreError, type StoreFault, type StorePhase } from '../../shar
 const pgError = (code: string, message = 'x'): Error => Object.assign(new Error(message), { code });
 
 /**
- * The README fault table, row by row, including the classes the reliability battery cannot provoke on
+ * The fault table of docs/errors.md#faults, row by row, including the classes the reliability battery cannot provoke on
  * the shared server (out of memory, crash of another backend, certificate errors...).
  */
 const TABLE: Array<[string, Error, StorePhase, StoreFault]> = [
@@ -53,7 +53,7 @@ const TABLE: Array<[string, Error, StorePhase, StoreFault]> = [
   ['a thrown string', 'boom' as unknown as Error, 'query', 'statement'],
 ];
 
-describe('classification of store failures (README "Faults")', () => {
+describe('classification of store failures (docs/errors.md, Faults)', () => {
   test.each(TABLE)('%s → %s', (_name, err, phase, fault) => {
     expect(classifyStoreError(err, phase)).toBe(fault);
   });

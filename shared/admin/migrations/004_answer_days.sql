@@ -1,7 +1,7 @@
 -- Catalogue reads (issue 4). The answer list pages on answers_keyset (002); what it still needs is its
--- `total`: the exact number of answers in a window of whole UTC days. Counting the index costs O(answers)
--- (≈ 90 ms for a year of a large analysis), so a per-day count is kept next to the answers, exact at every
--- commit, and the read sums O(days) rows instead.
+-- `total`: the exact number of answers in a window of whole UTC days. Counting the index costs O(answers),
+-- too slow on a long history (docs/performance.md), so a per-day count is kept next to the answers, exact
+-- at every commit, and the read sums O(days) rows instead.
 --
 -- Maintained by statement-level triggers over transition tables: one upsert per (analysis, day) touched by
 -- a statement, whatever the number of rows. Rows whose count falls to zero are removed.

@@ -1,7 +1,7 @@
 -- Rules that the dates and groups kept by the product must obey, enforced in the store itself so that no
 -- writer (the collection pipeline, the product's back office, an operator) can break them by omission.
 
--- 1. A dead key stays dead (SPEC §5.3: "A new key is required").
+-- 1. A dead key stays dead (docs/contract.md#authentication point 3: only a new key helps).
 --
 -- A key lives as long as its creator's access lasts. Access is interrupted by leaving the workspace
 -- (left_at) or by a suspension (suspended_at); when it comes back (re-invitation, end of suspension) the

@@ -57,10 +57,11 @@ BEGIN
 END $$;
 
 -- ---------------------------------------------------------------------------------------------------
--- Windows of the figure reads (DESIGN §3). A window ends on the UTC day of the last finished collection
--- (the latest run whose collection ended, by start); a run belongs to the UTC day it started. Nd: the N
--- days ending on that day; custom: from/to, inclusive; all: from the first collection. Comparison:
--- last-run, the previous collection; Nd and custom, the period of equal length just before; all, none.
+-- Windows of the figure reads (docs/decisions.md#decisions-the-contract-leaves-open). A window ends on the
+-- UTC day of the last finished collection (the latest run whose collection ended, by start); a run belongs to
+-- the UTC day it started. Nd: the N days ending on that day; custom: from/to, inclusive; all: from the first
+-- collection. Comparison: last-run, the previous collection; Nd and custom, the period of equal length just
+-- before; all, none.
 
 CREATE TYPE fig_run AS (id uuid, state text, started_at timestamptz, collected_at timestamptz, finished_at timestamptz, day date);
 

@@ -12,7 +12,7 @@
 -- response's own JSON), 7 in a REST one.
 --
 --   answers.text          100,000  an engine's answer to one prompt runs to a few thousand characters (the
---                                  demo's longest: 553); 100,000 is about 15,000 English words (some 25,000
+--                                  demo's are far shorter); 100,000 is about 15,000 English words (some 25,000
 --                                  tokens), past the output cap of a chat reply of the models behind the
 --                                  engines (GPT-4o: 16,384 tokens).
 --   mentions.position         100  a list answer names 10 to 30 brands; position is in the primary key
@@ -23,7 +23,7 @@
 --   citations.url           2,048  the de facto limit of addresses (sitemaps protocol, browsers).
 --   citations.domain          253  the longest DNS name.
 --   prompts.text            1,000  the question asked (get_answer returns it); real ones are one or two
---                                  sentences (the demo's longest: 75).
+--                                  sentences (as in the demo).
 --   answers.recipe,           100  an extraction recipe's name (get_answer, the figures' context).
 --   run_engines.recipe
 --   engines.key                64  an engine's key (chatgpt, ai_overviews...).

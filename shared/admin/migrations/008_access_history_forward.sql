@@ -1,4 +1,5 @@
--- A dead key stays dead (SPEC §5.3), whatever dates the product writes back (migration 005, rule 1).
+-- A dead key stays dead (docs/contract.md#authentication point 3), whatever dates the product writes back
+-- (migration 005, rule 1).
 --
 -- The identity statement accepts a key only if its creator's current, uninterrupted access began before
 -- the key was made:  greatest(joined_at, resumed_at) <= key.created_at  (greatest ignores NULL). Call that
@@ -33,7 +34,7 @@ BEGIN
     RAISE EXCEPTION 'members: the access restart of user % in workspace % would move back from % to %',
         NEW.user_id, NEW.workspace_id, greatest(OLD.joined_at, OLD.resumed_at), greatest(NEW.joined_at, NEW.resumed_at)
       USING ERRCODE = 'check_violation',
-            HINT = 'joined_at and resumed_at only move forward: a key made before the later date must stay dead (SPEC §5.3).';
+            HINT = 'joined_at and resumed_at only move forward: a key made before the later date must stay dead (docs/contract.md#authentication point 3).';
   END IF;
   RETURN NEW;
 END $$;

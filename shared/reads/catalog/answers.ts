@@ -3,10 +3,9 @@ import { analysisParam, cursorParam, day, limitParam, timestamp, untrustedText, 
 import { decodeCursor, encodeCursor, type CursorBinding } from '../cursor.js';
 import { InvalidRequest, NotFound } from '../../errors.js';
 import { checkWindow, windowKey, windowParams, windowSpec, type WindowSpec } from '../windows.js';
-import { defineRead, type ReadContext } from '../types.js';
+import { defineRead, type ReadContext, scopedAnalysis } from '../types.js';
+import { DAY_MS, isUuid } from '../../formats.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const DAY_MS = 86_400_000;
 
 const ANSWER_WINDOWS = ['7d', '14d', '30d', '90d', 'all'] as const;
 const DEFAULT_WINDOW = '30d';
@@ -100,7 +99,7 @@ const answerListInput = z
   .superRefine(checkWindow);
 
 function binding(ctx: ReadContext, spec: WindowSpec): CursorBinding {
-  return { read: 'list_answers', analysis: ctx.analysis!.id, key: ctx.identity.key.id, window: windowKey(spec) };
+  return { read: 'list_answers', analysis: scopedAnalysis(ctx).id, key: ctx.caller.key.id, window: windowKey(spec) };
 }
 
 export const listAnswers = defineRead({
@@ -131,7 +130,7 @@ export const listAnswers = defineRead({
     // of answer_days (004), O(days) instead of O(answers), and exact. Day arithmetic is done there too:
     // the day after `to` is always an ordinary date for PostgreSQL.
     const [row] = await ctx.db.query<ListRow>('SELECT * FROM api_answers($1::uuid, $2::date, $3::date, $4::timestamptz, $5::uuid, $6::integer)', [
-      ctx.analysis!.id,
+      scopedAnalysis(ctx).id,
       days.first,
       days.last,
       after?.at ?? null,
@@ -236,8 +235,8 @@ export const getAnswer = defineRead({
   output: answerSchema,
   errors: ['analysis_not_found', 'not_found'],
   run: async (ctx, input) => {
-    if (!UUID.test(input.answer)) throw new NotFound('answer');
-    const [row] = await ctx.db.query<AnswerRow>('SELECT * FROM api_answer($1::uuid, $2::uuid)', [ctx.analysis!.id, input.answer.toLowerCase()]);
+    if (!isUuid(input.answer)) throw new NotFound('answer');
+    const [row] = await ctx.db.query<AnswerRow>('SELECT * FROM api_answer($1::uuid, $2::uuid)', [scopedAnalysis(ctx).id, input.answer.toLowerCase()]);
     if (!row) throw new NotFound('answer');
     const extracted = row.extraction_state === 'extracted';
     return {

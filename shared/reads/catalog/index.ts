@@ -4,4 +4,4 @@ import { getRun, listRuns } from './runs.js';
 import type { ReadDef } from '../types.js';
 
 /** The catalog family's part of the read table (reads 11-15). */
-export const catalogReads = [listPrompts, listRuns, getRun, listAnswers, getAnswer] as unknown as readonly ReadDef[];
+export const catalogReads: readonly ReadDef[] = [listPrompts, listRuns, getRun, listAnswers, getAnswer];

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { analysisParam, iso, listOf, timestamp, uuid } from '../contracts/common.js';
-import { defineRead } from '../types.js';
+import { defineRead, scopedAnalysis } from '../types.js';
 
 const promptItem = z
   .object({
@@ -41,7 +41,7 @@ export const listPrompts = defineRead({
   output: promptCatalog,
   errors: ['analysis_not_found'],
   run: async (ctx) => {
-    const rows = await ctx.db.query<PromptRow>('SELECT * FROM api_prompts($1::uuid)', [ctx.analysis!.id]);
+    const rows = await ctx.db.query<PromptRow>('SELECT * FROM api_prompts($1::uuid)', [scopedAnalysis(ctx).id]);
     return {
       items: rows.map((r) => ({
         id: r.id,

@@ -2,9 +2,9 @@ import * as z from 'zod';
 import { analysisParam, limitParam, listOf } from '../contracts/common.js';
 import { runRef, type runState } from '../contracts/run.js';
 import { NotFound } from '../../errors.js';
-import { defineRead } from '../types.js';
+import { defineRead, scopedAnalysis } from '../types.js';
+import { isUuid } from '../../formats.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 // The engine lifecycle is that of shared/admin/migrations/002_measurements.sql (the run's: contracts/run.ts).
 export const engineState = z
@@ -97,7 +97,7 @@ export const listRuns = defineRead({
   output: listOf(runSummary, 'run_list', 'Runs of the analysis, most recent first; one page (next_cursor null, truncated when older runs exist).'),
   errors: ['analysis_not_found', 'invalid_request'],
   run: async (ctx, input) => {
-    const rows = await ctx.db.query<RunRow & { total: number }>('SELECT * FROM api_runs($1::uuid, $2::integer)', [ctx.analysis!.id, input.limit]);
+    const rows = await ctx.db.query<RunRow & { total: number }>('SELECT * FROM api_runs($1::uuid, $2::integer)', [scopedAnalysis(ctx).id, input.limit]);
     const total = rows[0]?.total ?? 0;
     return {
       items: rows.map((r) => ({
@@ -127,8 +127,8 @@ export const getRun = defineRead({
   errors: ['analysis_not_found', 'not_found'],
   run: async (ctx, input) => {
     const latest = input.run === 'latest';
-    if (!latest && !UUID.test(input.run)) throw new NotFound('run');
-    const [row] = await ctx.db.query<RunRow>('SELECT * FROM api_run($1::uuid, $2::uuid)', [ctx.analysis!.id, latest ? null : input.run.toLowerCase()]);
+    if (!latest && !isUuid(input.run)) throw new NotFound('run');
+    const [row] = await ctx.db.query<RunRow>('SELECT * FROM api_run($1::uuid, $2::uuid)', [scopedAnalysis(ctx).id, latest ? null : input.run.toLowerCase()]);
     if (!row) throw new NotFound('run');
     const engines = row.engines ?? [];
     const sum = (k: 'expected' | 'collected' | 'extracted' | 'failed') => engines.reduce((s, e) => s + e[k], 0);

@@ -9,9 +9,10 @@ export const iso = (d: Date): string => d.toISOString();
 export const isoOrNull = (d: Date | null): string | null => (d ? d.toISOString() : null);
 
 /**
- * A string that originates in an AI engine's output: an answer's text, a brand it names, a source it
- * cites (SPEC §2.5: "text is untrusted third-party content"). The `x-untrusted` keyword travels into
- * every face generated from the contract: OpenAPI shows it, and MCP marks such values in its results.
+ * A string that originates in an AI engine's output: an answer's text, a brand it names, a source it cites
+ * (docs/contract.md#other-resources: "the text is untrusted third-party content"). The `x-untrusted` keyword
+ * travels into every face generated from the contract: OpenAPI shows it, and MCP marks such values in its
+ * results.
  */
 export const UNTRUSTED_KEYWORD = 'x-untrusted';
 export const UNTRUSTED_NOTE = 'UNTRUSTED THIRD-PARTY CONTENT';
@@ -23,10 +24,10 @@ export function untrustedText(description: string) {
   });
 }
 
-/** Path parameter naming an analysis by slug or identifier (SPEC §4.1). */
+/** Path parameter naming an analysis by slug or identifier (docs/contract.md#common-parameters). */
 export const analysisParam = z.string().describe('Analysis slug or id, from list_analyses.');
 
-/** Page size: integers only, bounds inclusive, nothing clamped (SPEC §4.1 rule 1). */
+/** Page size: integers only, bounds inclusive, nothing clamped (docs/contract.md#common-parameters rule 1). */
 export function limitParam(max: number, def: number) {
   return z.number().int().min(1).max(max).default(def).describe(`Page size, 1..${max}.`);
 }
@@ -36,7 +37,7 @@ export const cursorParam = z
   .optional()
   .describe('next_cursor of the previous page, unchanged (bound to its read, analysis, key and window).');
 
-/** SPEC §2.3: items plus next_cursor, truncated, total. */
+/** docs/contract.md#list-envelope: items plus next_cursor, truncated, total. */
 export function listOf<T extends z.ZodType>(item: T, id: string, description: string) {
   return z
     .object({

@@ -9,7 +9,7 @@ import { defineRead } from '../types.js';
 /**
  * Indirect competitors are every other brand an answer names, so their number grows with the history and
  * with how loosely engines name brands; the list keeps the most mentioned, enough to see who competes
- * for attention, and a single page a model host forwards whole (about 0.5 kB a brand in each MCP part).
+ * for attention, and a single page a model host forwards whole (each brand weighs in both MCP parts).
  */
 export const INDIRECT_LIMIT = 50;
 

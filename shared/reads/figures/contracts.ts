@@ -199,8 +199,8 @@ export const contextSchema = z
 export type FigureContext = z.infer<typeof contextSchema>;
 
 /**
- * SPEC §2.3 list envelope with the measurement context next to the items. `truncation` says what leaves
- * rows out on this read (a limit by default).
+ * The list envelope (docs/contract.md#list-envelope) with the measurement context next to the items.
+ * `truncation` says what leaves rows out on this read (a limit by default).
  */
 export function figureListOf<T extends z.ZodType, E extends z.ZodRawShape = Record<never, never>>(
   item: T,
@@ -214,7 +214,7 @@ export function figureListOf<T extends z.ZodType, E extends z.ZodRawShape = Reco
       context: contextSchema,
       ...(extra ?? ({} as E)),
       items: z.array(item),
-      next_cursor: z.null().describe('Always null: this read returns a single page (SPEC §4.1 rule 5).'),
+      next_cursor: z.null().describe('Always null: this read returns a single page.'),
       truncated: z.boolean().describe(`True when more rows exist than were returned (${truncation}).`),
       total: z.number().int().min(0).describe('Total number of items in the window, over all rows.'),
     })

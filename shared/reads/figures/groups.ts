@@ -6,9 +6,9 @@ import { figureInput, figureWindow } from './inputs.js';
 import { addSums, callFigures, engineRef, headline, loadCommon, sumsOf, zeroSums, type CommonJson, type Sums } from './load.js';
 import { checkWindow } from '../windows.js';
 import { defineRead } from '../types.js';
+import { isUuid } from '../../formats.js';
 
 const NO_GROUP = '00000000-0000-0000-0000-000000000000';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const groupId = z
   .union([uuid, z.literal('none')])
@@ -113,7 +113,7 @@ export const listGroupPrompts = defineRead({
   errors: ['analysis_not_found', 'not_found', 'invalid_request'],
   run: async (ctx, input) => {
     const none = input.group === 'none';
-    if (!none && !UUID.test(input.group)) throw new NotFound('group');
+    if (!none && !isUuid(input.group)) throw new NotFound('group');
     const raw = await callFigures<
       | { found: false; common: CommonJson }
       | {

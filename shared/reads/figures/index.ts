@@ -7,7 +7,7 @@ import { getMetricsTimeseries } from './timeseries.js';
 import type { ReadDef } from '../types.js';
 
 /** The figures family's part of the read table (reads 4-10). */
-export const figureReads = [
+export const figureReads: readonly ReadDef[] = [
   getMetrics,
   getMetricsTimeseries,
   listEngines,
@@ -15,4 +15,4 @@ export const figureReads = [
   listSources,
   listGroups,
   listGroupPrompts,
-] as unknown as readonly ReadDef[];
+];

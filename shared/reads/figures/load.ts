@@ -1,8 +1,7 @@
-import type { ReadContext } from '../types.js';
-import { windowSpec, type WindowName } from '../windows.js';
+import { type ReadContext, scopedAnalysis } from '../types.js';
+import { spanDays, windowSpec, type WindowName } from '../windows.js';
 import type { FigureContext, Headline } from './contracts.js';
 import { meanFigure, rateFigure } from './stats.js';
-import { daysBetween } from './days.js';
 
 /** Counts summed from the aggregates (names as in migration 003). */
 export interface Sums {
@@ -131,7 +130,7 @@ export async function callFigures<R extends { common: CommonJson }>(
   extra: Array<{ value: unknown; type: string }> = [],
 ): Promise<R> {
   const spec = windowSpec(input, defaultWindow);
-  const args = [ctx.analysis!.id, spec.kind === 'named' ? spec.name : null, spec.kind === 'custom' ? spec.from : null, spec.kind === 'custom' ? spec.to : null];
+  const args = [scopedAnalysis(ctx).id, spec.kind === 'named' ? spec.name : null, spec.kind === 'custom' ? spec.from : null, spec.kind === 'custom' ? spec.to : null];
   const casts = extra.map((e, i) => `, $${args.length + i + 1}::${e.type}`).join('');
   const [row] = await ctx.db.query<{ r: R }>(`SELECT ${fn}($1::uuid, $2::text, $3::date, $4::date${casts}) AS r`, [...args, ...extra.map((e) => e.value)]);
   if (!row) throw new Error(`${fn} returned no row`);
@@ -208,7 +207,7 @@ export function loadCommon(common: CommonJson): Loaded {
       name: res.name,
       first_day: res.current?.from ?? null,
       last_day: res.current?.to ?? null,
-      days: res.current ? daysBetween(res.current.from, res.current.to) : null,
+      days: res.current ? spanDays(res.current.from, res.current.to) : null,
     },
     comparison: res.previous
       ? { first_day: res.previous.from, last_day: res.previous.to, run: res.previous.kind === 'run' && w.before ? runOut(w.before) : null }

@@ -3,9 +3,8 @@ import { analysisParam, day, uuid } from '../contracts/common.js';
 import { contextSchema, dayMean, dayRate, daySourceShare, headlineSchema } from './contracts.js';
 import { callFigures, headline, loadCommon, sumsOf, total, type CommonJson, type Sums } from './load.js';
 import { mean, round } from './stats.js';
-import { daysBetween, daysFrom } from './days.js';
 import { InvalidRequest } from '../../errors.js';
-import { checkWindow, windowParams } from '../windows.js';
+import { checkWindow, daysFrom, spanDays, windowParams } from '../windows.js';
 import { ASSISTANT_RESULT_BYTES, roughly } from '../contracts/result-size.js';
 import { defineRead } from '../types.js';
 
@@ -14,7 +13,7 @@ const SERIES_WINDOWS = ['7d', '14d', '30d', '90d', 'all'] as const;
 /**
  * Longest history `window=all` returns as daily points (about ten years). Custom windows are bounded by
  * MAX_WINDOW_DAYS already; this bounds the one window whose length comes from the data, so the work and
- * the size of any legal call stay bounded (about 1.5 MB at most).
+ * the size of any legal call stay bounded (MAX_SERIES_DAYS × SERIES_SIZE.dayBytes at most).
  */
 export const MAX_SERIES_DAYS = 3660;
 
@@ -106,9 +105,9 @@ export const getMetricsTimeseries = defineRead({
     }>(ctx, 'api_fig_series', input, '30d');
     const { context, engines, res, info } = loadCommon(raw.common);
     const cur = res.current;
-    if (cur && daysBetween(cur.from, cur.to) > MAX_SERIES_DAYS) {
+    if (cur && spanDays(cur.from, cur.to) > MAX_SERIES_DAYS) {
       throw new InvalidRequest(
-        `window=all covers ${daysBetween(cur.from, cur.to)} days of history here, more than the ${MAX_SERIES_DAYS} a daily series returns: ask for a part of it with from/to.`,
+        `window=all covers ${spanDays(cur.from, cur.to)} days of history here, more than the ${MAX_SERIES_DAYS} a daily series returns: ask for a part of it with from/to.`,
         'window',
       );
     }

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { analysisParam, cursorParam, iso, isoOrNull, limitParam, listOf, timestamp, uuid } from '../contracts/common.js';
 import { runRef } from '../contracts/run.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
-import { defineRead } from '../types.js';
+import { defineRead, scopedAnalysis } from '../types.js';
 
 const brandRef = z.object({ id: uuid, name: z.string() });
 const collectionState = z
@@ -52,9 +52,9 @@ export const listAnalyses = defineRead({
   output: listOf(analysisSummary, 'analysis_list', 'Analyses the key may read, ordered by slug.'),
   errors: ['invalid_request', 'cursor_expired'],
   run: async (ctx, input) => {
-    const binding = { read: 'list_analyses', analysis: null, key: ctx.identity.key.id, window: '' };
+    const binding = { read: 'list_analyses', analysis: null, key: ctx.caller.key.id, window: '' };
     const after = input.cursor === undefined ? '' : z.string().parse(decodeCursor(ctx.cursorSecret, input.cursor, binding));
-    const reach = ctx.identity.reach.map((a) => a.id);
+    const reach = ctx.caller.reach.map((a) => a.id);
     const rows = await ctx.db.query<SummaryRow>('SELECT * FROM api_analyses($1::uuid[], $2::text, $3::integer)', [reach, after, input.limit + 1]);
     const page = rows.slice(0, input.limit);
     const more = rows.length > input.limit;
@@ -111,8 +111,8 @@ export const getAnalysis = defineRead({
   output: analysisSchema,
   errors: ['analysis_not_found'],
   run: async (ctx) => {
-    const [row] = await ctx.db.query<AnalysisRow>('SELECT * FROM api_analysis($1::uuid)', [ctx.analysis!.id]);
-    if (!row) throw new Error(`analysis ${ctx.analysis!.id} vanished between reach and read`);
+    const [row] = await ctx.db.query<AnalysisRow>('SELECT * FROM api_analysis($1::uuid)', [scopedAnalysis(ctx).id]);
+    if (!row) throw new Error(`analysis ${scopedAnalysis(ctx).id} vanished between reach and read`);
     return {
       ...summary(row),
       language: row.language,

@@ -45,7 +45,7 @@ export const me = defineRead({
   output: meSchema,
   errors: [],
   run: async (ctx) => {
-    const { key, workspace, plan, reach } = ctx.identity;
+    const { key, workspace, plan, reach } = ctx.caller;
     return {
       key: {
         id: key.id,

@@ -11,9 +11,10 @@ export function get(api: LocalApi, path: string, key?: string, extra: Array<[str
 }
 
 /**
- * Problems with a reply against the contract every response owes (SPEC §2.2, §4.3, DESIGN §3), as
- * strings: empty means it holds. Returned rather than thrown so that property tests can report the
- * whole list for the counterexample they shrink to.
+ * Problems with a reply against the contract every response owes (docs/contract.md#error-body,
+ * #response-headers, docs/decisions.md#decisions-the-contract-leaves-open), as strings: empty means it holds.
+ * Returned rather than thrown so that property tests can report the whole list for the counterexample they
+ * shrink to.
  */
 export function contractProblems(reply: RawReply, read: ReadDef | undefined): string[] {
   const p = headerProblems(reply);

@@ -4,8 +4,9 @@ import { matchPath, routes, type Route } from '../../../shared/http/routes.js';
 import type { DemoManifest } from '../../../shared/admin/demo.js';
 
 /**
- * Concrete values for the path parameters of whatever reads the table holds at the time of the run,
- * so the battery covers reads added after it was written. Reserved words come from SPEC §4.2.
+ * Concrete values for the path parameters of whatever reads the table holds at the time of the run, so the
+ * battery covers reads added after it was written. Reserved words come from
+ * docs/contract.md#the-fifteen-reads.
  */
 export function pathValues(manifest: DemoManifest): Record<string, string> {
   return {

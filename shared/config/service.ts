@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { apiSwitchFromEnv, type ApiSwitch } from './middleware/api-switch.js';
+import { type BaseConfig, parseBaseConfig } from './base.js';
 
 const bool = z.enum(['true', 'false']).transform((v) => v === 'true');
 /** In MCP_ALLOWED_ORIGINS: any origin on the loopback interface (the user's own machine). */
@@ -7,11 +7,10 @@ const LOOPBACK = 'loopback';
 const int = (min: number) => z.coerce.number().int().min(min);
 
 /**
- * Everything the functions read from their environment, parsed once per cold start.
- * Local and deployed differ only here: DATABASE_URL locally, DB_HOST + IAM auth behind RDS Proxy.
+ * What a keyed function (a read family, MCP) reads from its environment. Local and deployed differ only
+ * here: DATABASE_URL locally, DB_HOST + IAM auth behind RDS Proxy.
  */
 const schema = z.object({
-
   DATABASE_URL: z.string().optional(),
   DB_HOST: z.string().optional(),
   DB_PORT: int(1).default(5432),
@@ -59,7 +58,6 @@ const schema = z.object({
   CURSOR_SECRET: z.string().min(32),
   /** Stamp key.last_used_at at most this often per key (seconds); 0 disables the stamp. */
   LAST_USED_THROTTLE_SECONDS: int(0).default(60),
-  LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']).default('INFO'),
   /**
    * Web origins allowed to call /mcp: a comma-separated list of origins (`https://app.example.com`)
    * and the word `loopback` (http or https on localhost, 127.0.0.1 or [::1], any port); default
@@ -87,10 +85,7 @@ const schema = z.object({
     }),
 });
 
-export type Config = z.infer<typeof schema> & {
-  /** API_DISABLED / API_DISABLED_RETRY_AFTER, parsed by the switch itself (shared with the OpenAPI function). */
-  apiSwitch: ApiSwitch;
-};
+export type Config = z.infer<typeof schema> & BaseConfig;
 
 export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = schema.safeParse(env);
@@ -100,7 +95,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!parsed.data.DATABASE_URL && !parsed.data.DB_HOST) {
     throw new Error('invalid configuration: DATABASE_URL or DB_HOST is required');
   }
-  return { ...parsed.data, apiSwitch: apiSwitchFromEnv(env) };
+  return { ...parsed.data, ...parseBaseConfig(env) };
 }
 
 let cached: Config | undefined;
