@@ -1,0 +1,149 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, normalize, relative } from 'node:path';
+import { describe, expect, test } from '@jest/globals';
+import { build, transform } from 'esbuild';
+
+/**
+ * The layout rules of docs/contributing.md, held by the code itself rather than by review:
+ * shared/ holds only what a deployed function or the CDK app bundles; rooms depend downward only; the
+ * environment is read in shared/config only, and the service logs through one logger.
+ */
+
+const ROOT = join(import.meta.dirname, '..', '..');
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(join(ROOT, dir), { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(ROOT, join(entry.parentPath, entry.name)))
+    .sort();
+}
+
+const sharedFiles = filesUnder('shared');
+const sharedCode = sharedFiles.filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'));
+const entries = [...filesUnder('functions').filter((file) => file.endsWith('/handler.ts')), 'bin/app.ts'];
+
+/** The files of shared/ that esbuild reaches from an entry, bundled as CDK bundles the functions. */
+async function reachedFrom(entry: string): Promise<string[]> {
+  const out = await build({
+    entryPoints: [join(ROOT, entry)],
+    absWorkingDir: ROOT,
+    bundle: true,
+    write: false,
+    platform: 'node',
+    format: 'esm',
+    metafile: true,
+    packages: 'external',
+    logLevel: 'error',
+  });
+  return Object.keys(out.metafile.inputs).filter((input) => input.startsWith('shared/'));
+}
+
+/** Whether a TypeScript file holds anything that runs: a file of types alone compiles to nothing. */
+async function hasRuntimeCode(file: string): Promise<boolean> {
+  const { code } = await transform(readFileSync(join(ROOT, file), 'utf8'), { loader: 'ts', format: 'esm' });
+  return code.replace(/^export \{\};?$/m, '').trim() !== '';
+}
+
+describe('shared/ holds only what a deployed function or the CDK app runs', () => {
+  test('every file with runtime code under shared/ is reached by a function bundle or the CDK app', async () => {
+    const reached = new Set((await Promise.all(entries.map(reachedFrom))).flat());
+    expect(reached.size).toBeGreaterThan(40);
+    const unreached: string[] = [];
+    for (const file of sharedCode) if (!reached.has(file) && (await hasRuntimeCode(file))) unreached.push(file);
+    expect(unreached).toEqual([]);
+  });
+
+  test('the only files under shared/ that are not TypeScript are the migrations and grants the migrate function ships beside its bundle', () => {
+    const other = sharedFiles.filter((file) => !file.endsWith('.ts'));
+    expect(other.length).toBeGreaterThan(0);
+    // lib/constructs/migration-runner.ts copies exactly these two next to the migrate bundle.
+    const migrationRunner = readFileSync(join(ROOT, 'lib/constructs/migration-runner.ts'), 'utf8');
+    expect(migrationRunner).toContain('shared/admin/migrations');
+    expect(migrationRunner).toContain('shared/admin/grants.sql');
+    expect(other.filter((file) => !/^shared\/admin\/migrations\/\d{3}_[a-z0-9_]+\.sql$/.test(file) && file !== 'shared/admin/grants.sql')).toEqual([]);
+  });
+
+  test('a file that no bundle reaches is caught (the check above can fail)', async () => {
+    const reached = new Set(await reachedFrom('functions/openapi/handler.ts'));
+    expect(reached.has('shared/reads/registry.ts')).toBe(false);
+    expect(await hasRuntimeCode('shared/reads/registry.ts')).toBe(true);
+    expect(await hasRuntimeCode('shared/store/queryable.ts')).toBe(false);
+  });
+});
+
+/**
+ * The rooms of shared/, from the top: the faces (REST, MCP, operator commands), the middleware they
+ * share, the reads, the stores, and the base every room may use. A room imports its own rank or below.
+ */
+const RANKS: ReadonlyArray<readonly [RegExp, number, string]> = [
+  [/^shared\/(http|mcp|admin)\//, 5, 'faces'],
+  [/^shared\/middleware\//, 4, 'middleware'],
+  [/^shared\/reads\//, 3, 'reads'],
+  [/^shared\/(store|aws)\//, 2, 'store'],
+  [/^shared\/(config\/|log\.ts$|errors\.ts$|keys\.ts$|formats\.ts$|builtins\.ts$)/, 1, 'base'],
+];
+
+function rankOf(file: string): { rank: number; room: string } {
+  const found = RANKS.find(([pattern]) => pattern.test(file));
+  if (!found) throw new Error(`${file} belongs to no room of shared/: add it to a room or to RANKS`);
+  return { rank: found[1], room: found[2] };
+}
+
+/** Every relative module a file imports, type-only imports and re-exports included, as repository paths. */
+function importsOf(file: string): string[] {
+  const text = readFileSync(join(ROOT, file), 'utf8');
+  const specifiers = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+'(\.{1,2}\/[^']+)'/g)].map((m) => m[1] as string);
+  return specifiers.map((spec) => normalize(join(dirname(file), spec)).replace(/\.js$/, '.ts'));
+}
+
+describe('rooms depend downward only: entries -> faces -> middleware -> reads -> store -> base', () => {
+  test('every file under shared/ belongs to a room', () => {
+    for (const file of sharedCode) expect(() => rankOf(file)).not.toThrow();
+  });
+
+  test('no file under shared/ imports a room above its own, or anything outside shared/ but JSON data', () => {
+    const upward: string[] = [];
+    for (const file of sharedCode) {
+      const own = rankOf(file);
+      for (const target of importsOf(file)) {
+        if (!target.startsWith('shared/')) {
+          upward.push(`${file} -> ${target} (outside shared/)`);
+          continue;
+        }
+        const other = rankOf(target);
+        if (other.rank > own.rank) upward.push(`${file} (${own.room}) -> ${target} (${other.room})`);
+      }
+    }
+    expect(upward).toEqual([]);
+  });
+
+  test('the import scan sees type-only imports too (the check above can fail)', () => {
+    expect(importsOf('shared/reads/types.ts')).toContain('shared/store/caller.ts');
+    expect(rankOf('shared/store/caller.ts').rank).toBeLessThan(rankOf('shared/reads/types.ts').rank);
+  });
+
+  test('entry files only wire: they import shared/ and the committed openapi.json, and export a handler', () => {
+    for (const entry of entries.filter((file) => file.startsWith('functions/'))) {
+      const text = readFileSync(join(ROOT, entry), 'utf8');
+      for (const target of importsOf(entry)) expect(target.startsWith('shared/') || target === 'openapi/openapi.json').toBe(true);
+      expect(text).toMatch(/^export const handler = /m);
+      expect(text.split('\n').filter((line) => /^\s*(function|class|async function|if|for|while)\b/.test(line))).toEqual([]);
+    }
+  });
+});
+
+describe('configuration read in one place, one logger', () => {
+  const served = [...sharedCode, ...entries.filter((file) => file.startsWith('functions/'))];
+
+  test('the environment is read under shared/config/ only', () => {
+    const readers = served.filter((file) => !file.startsWith('shared/config/') && /process\.env/.test(readFileSync(join(ROOT, file), 'utf8')));
+    expect(readers).toEqual([]);
+  });
+
+  test('nothing the functions run writes to the console: every line goes through the one logger (shared/log.ts)', () => {
+    const writers = served.filter((file) => /\bconsole\.(log|info|warn|error|debug)\(/.test(readFileSync(join(ROOT, file), 'utf8')));
+    expect(writers).toEqual([]);
+    const loggers = served.filter((file) => /new Logger\(/.test(readFileSync(join(ROOT, file), 'utf8')));
+    expect(loggers).toEqual(['shared/log.ts']);
+  });
+});
