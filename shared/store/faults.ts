@@ -1,7 +1,7 @@
 import { types } from '../builtins.js';
 
 /**
- * What a failure of the measurement store tells the caller to do (README "Faults"):
+ * What a failure of the measurement store tells the caller to do (docs/errors.md#faults):
  *  - unavailable:   the store cannot serve now (asleep, waking, restarting, full, unreachable, cut off):
  *                   503 upstream_timeout with the wake delay; waiting and retrying helps.
  *  - configuration: the deployment is wrong (login, TLS, database name, host name, grants, schema):

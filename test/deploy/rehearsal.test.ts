@@ -22,8 +22,8 @@ import { startFront, type Front } from './support/pg-front.js';
  * Deployment rehearsal, on real parts: the cloud assembly `npm run synth` builds (real esbuild bundles,
  * cdk-nag), each function bundle run in a plain `node` process with the environment its template gives
  * it (plus Lambda's own variables and the stand-ins' few additions, below), a freshly created empty
- * database, the README's onboarding commands run verbatim, one run loaded by the data contract's example
- * through the README's tunnel URL, then the API answering through its own bundles; then the README's
+ * database, the onboarding commands of docs/operating.md run verbatim, one run loaded by the data contract's
+ * example through that page's tunnel URL, then the API answering through its own bundles; then that page's
  * demo load on a second empty stage.
  *
  * Only what cannot run here is stood in for, at its boundary:
@@ -196,23 +196,26 @@ async function http(name: string, method: string, url: string, headers: Record<s
   return { status: res.statusCode, headers: res.headers, text: res.body, json: () => JSON.parse(res.body) as Record<string, any> };
 }
 
-/** The fenced block after `<!-- rehearsal:NAME -->` in the README, as its reader sees it. */
-async function readmeBlock(name: string): Promise<string> {
-  const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
-  const at = readme.search(new RegExp(`<!-- rehearsal:${name}(?=\\s|-->)`));
-  const block = /```(?:sh|bash)\n([\s\S]*?)```/.exec(readme.slice(at));
-  if (at < 0 || !block) throw new Error(`README has no block marked rehearsal:${name}`);
+/** The page whose commands the rehearsal runs as written (deploying and operating a stage). */
+const OPERATING_PAGE = 'docs/operating.md';
+
+/** The fenced block after `<!-- rehearsal:NAME -->` in docs/operating.md, as its reader sees it. */
+async function pageBlock(name: string): Promise<string> {
+  const page = await readFile(join(ROOT, OPERATING_PAGE), 'utf8');
+  const at = page.search(new RegExp(`<!-- rehearsal:${name}(?=\\s|-->)`));
+  const block = /```(?:sh|bash)\n([\s\S]*?)```/.exec(page.slice(at));
+  if (at < 0 || !block) throw new Error(`${OPERATING_PAGE} has no block marked rehearsal:${name}`);
   return block[1]!;
 }
 
 /**
- * The DATABASE_URL of the README's tunnel recipe, its form checked (the tunnel's local end through
+ * The DATABASE_URL of the tunnel recipe in docs/operating.md, its form checked (the tunnel's local end through
  * hostaddr, verify-full, the CA bundle) and only what differs here mapped: the cluster name the outputs
  * would give, the tunnel's local address and port (the cluster stand-in's own), the CA file (the stand-in's).
  */
-async function readmeTunnelUrl(): Promise<string> {
-  const line = /^export DATABASE_URL="([^"]+)"$/m.exec(await readmeBlock('tunnel-url'));
-  if (!line) throw new Error('README tunnel-url block exports no DATABASE_URL');
+async function pageTunnelUrl(): Promise<string> {
+  const line = /^export DATABASE_URL="([^"]+)"$/m.exec(await pageBlock('tunnel-url'));
+  if (!line) throw new Error(`${OPERATING_PAGE} tunnel-url block exports no DATABASE_URL`);
   const url = new URL(line[1]!.replace('$CLUSTER', CLUSTER_NAME));
   expect({ host: url.hostname, port: url.port, user: url.username, path: url.pathname, query: Object.fromEntries(url.searchParams) }).toEqual({
     host: CLUSTER_NAME,
@@ -320,7 +323,7 @@ async function startFronts(stage: StageAddresses, upstream: Upstream): Promise<{
 
 beforeAll(async () => {
   started = Date.now();
-  // The README's own command: real esbuild bundling and the cdk-nag gate, offline. CI synthesizes once
+  // The documented command (docs/operating.md, first deploy): real esbuild bundling and the cdk-nag gate, offline. CI synthesizes once
   // with the same command and hands the assembly to its three `npm test` runs (REHEARSAL_ASSEMBLY).
   let outdir = process.env.REHEARSAL_ASSEMBLY;
   if (!outdir) {
@@ -403,10 +406,10 @@ describe('deployment rehearsal: from an empty database to answered calls, throug
     }
   }, 120_000);
 
-  test("the README's onboarding, verbatim, through the migration function (ADMIN_FUNCTION), ends with a key", async () => {
-    const script = await readmeBlock('onboarding');
+  test("the onboarding of docs/operating.md, verbatim, through the migration function (ADMIN_FUNCTION), ends with a key", async () => {
+    const script = await pageBlock('onboarding');
     expect(script).toMatch(/npm run admin -- key create/);
-    const out = await time('onboarding (README)', () =>
+    const out = await time('onboarding (docs/operating.md)', () =>
       sh(script, {
         ...credentials,
         AWS_REGION: REGION,
@@ -419,12 +422,12 @@ describe('deployment rehearsal: from an empty database to answered calls, throug
     expect(key).not.toBe('');
   }, 300_000);
 
-  test("the README's tunnel, as written: the admin CLI and the data contract example through the cluster stand-in, with hostaddr, verify-full and the CA bundle", async () => {
-    const tunnelUrl = await readmeTunnelUrl();
-    const script = await readmeBlock('tunnel');
+  test("the tunnel of docs/operating.md, as written: the admin CLI and the data contract example through the cluster stand-in, with hostaddr, verify-full and the CA bundle", async () => {
+    const tunnelUrl = await pageTunnelUrl();
+    const script = await pageBlock('tunnel');
     expect(script).toContain('examples/pipeline/load-run.ts');
     const before = cluster.events.length;
-    const out = await time('tunnel block (README: admin CLI + data contract example)', () =>
+    const out = await time('tunnel block (docs/operating.md: admin CLI + data contract example)', () =>
       sh(script, { DATABASE_URL: tunnelUrl, PGPASSWORD: newPassword, ADMIN_FUNCTION: '' }),
     );
     const lines = out.trim().split('\n');
@@ -527,7 +530,7 @@ describe('deployment rehearsal: from an empty database to answered calls, throug
     }
   }, 120_000);
 
-  test("the README's demo load, verbatim, on a second empty stage through its migration function: well inside the function's timeout, then reads answer", async () => {
+  test("the demo load of docs/operating.md, verbatim, on a second empty stage through its migration function: well inside the function's timeout, then reads answer", async () => {
     const db = await time('demo stage: empty database', () => emptyDatabase('demo'));
     const fronts = await startFronts(demoStage, db.upstream);
     const demoLambda = await startLambda((name, payload) => call(name, payload, demoStage));
@@ -536,9 +539,9 @@ describe('deployment rehearsal: from an empty database to answered calls, throug
     const migrated = await call('MigrationRunnerMigrate', { RequestType: 'Create', ResourceType: 'Custom::MeasurementStoreSchema', LogicalResourceId: 'MigrationRunnerSchema', ResourceProperties: {} }, demoStage);
     expect(migrated.ok).toBe(true);
 
-    const script = await readmeBlock('demo');
+    const script = await pageBlock('demo');
     expect(script).toMatch(/npm run admin -- demo load/);
-    const out = await time('demo block (README)', () =>
+    const out = await time('demo block (docs/operating.md)', () =>
       sh(script, { ...credentials, AWS_REGION: REGION, ADMIN_FUNCTION: byName('MigrationRunnerMigrate').logicalId, AWS_ENDPOINT_URL_LAMBDA: demoLambda.endpoint, DATABASE_URL: '' }),
     );
     const demoKey = /geo_live_[0-9A-Za-z]+/.exec(out)?.[0] ?? '';
@@ -572,7 +575,7 @@ describe('deployment rehearsal: from an empty database to answered calls, throug
     expect(fronts.cluster.events.filter((e) => e.outcome === 'ok').length).toBeGreaterThanOrEqual(3);
   }, 600_000);
 
-  test("the bundles ran with their template's environment, Lambda's own variables and only the stand-ins' additions, which the README names", async () => {
+  test("the bundles ran with their template's environment, Lambda's own variables and only the stand-ins' additions, which docs/operating.md names", async () => {
     expect([...new Set(invocations.map((i) => BUNDLES.find((b) => i.fn.startsWith(b))))].sort()).toEqual([...BUNDLES].sort());
     for (const name of BUNDLES) {
       const fn = byName(name);
@@ -586,8 +589,8 @@ describe('deployment rehearsal: from an empty database to answered calls, throug
       const expected = ['AWS_ENDPOINT_URL_DYNAMODB', 'AWS_ENDPOINT_URL_SECRETS_MANAGER', ...(fn.stack === STATELESS && env.DB_HOST ? ['NODE_EXTRA_CA_CERTS'] : [])];
       expect([name, added.sort()]).toEqual([name, expected.sort()]);
     }
-    const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
-    const rehearsed = readme.slice(readme.indexOf('### Rehearsed here'), readme.indexOf('What cannot run here'));
+    const page = await readFile(join(ROOT, OPERATING_PAGE), 'utf8');
+    const rehearsed = page.slice(page.indexOf('## Rehearsed here'), page.indexOf('What cannot run here'));
     for (const name of [...STAND_IN_ADDITIONS, ...RUNTIME_FILES]) expect(rehearsed).toContain(name);
   });
 

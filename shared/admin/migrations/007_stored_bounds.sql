@@ -29,7 +29,7 @@
 --   engines.key                64  an engine's key (chatgpt, ai_overviews...).
 --
 -- Worst case of get_answer under these bounds, measured in test/integration/answer-bounds.test.ts with
--- every string at its bound and made of the costliest character: README "Guarantees".
+-- every string at its bound and made of the costliest character: docs/guarantees.md#measured.
 --
 -- Adding a CHECK validates the rows already stored, in one scan per table under its lock; a row over a
 -- bound makes this migration fail (the deploy stops) until the pipeline has fixed or removed it.

@@ -1,0 +1,134 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { describe, expect, test } from '@jest/globals';
+
+/**
+ * The documentation as a reader meets it: a short README that is the way into every page of docs/, links
+ * that lead somewhere (a file of the repository, and a heading of it when they name one), and a repository
+ * that stands on its own (nothing points at notes kept outside it).
+ */
+
+const ROOT = resolve(import.meta.dirname, '..', '..');
+const README = 'README.md';
+/** The README stays a front door: at most 12 KiB, the rest lives in docs/. */
+const README_MAX_BYTES = 12_288;
+
+const read = (file: string): string => readFileSync(join(ROOT, file), 'utf8');
+const docsPages = (): string[] =>
+  readdirSync(join(ROOT, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .sort()
+    .map((name) => `docs/${name}`);
+
+/** A fenced block, indented or not (a block inside a list item is indented). */
+const FENCED = /^[ \t]*(```|~~~)[^\n]*\n[\s\S]*?^[ \t]*\1[^\n]*$/gm;
+
+/** The text a reader sees as prose: fenced blocks and inline code spans removed (links in them are not links). */
+function prose(markdown: string): string {
+  return markdown.replace(FENCED, '').replace(/`+[^`\n]*`+/g, '');
+}
+
+/** Heading anchors as GitHub makes them: lowercase, punctuation dropped but hyphens, spaces to hyphens, -1, -2 on repeats. */
+function anchors(markdown: string): Set<string> {
+  const seen = new Map<string, number>();
+  const out = new Set<string>();
+  const text = markdown.replace(FENCED, '');
+  for (const [, heading = ''] of text.matchAll(/^#{1,6}[ \t]+(.+?)[ \t]*#*[ \t]*$/gm)) {
+    const plain = heading
+      .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
+      .replace(/<[^>]+>/g, '')
+      .trim();
+    const base = plain
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\p{M}\s_-]/gu, '')
+      .replace(/\s/g, '-');
+    const n = seen.get(base) ?? 0;
+    seen.set(base, n + 1);
+    out.add(n === 0 ? base : `${base}-${n}`);
+  }
+  return out;
+}
+
+interface Link {
+  from: string;
+  target: string;
+}
+
+/** Every relative link of a page ([text](target), in prose), external addresses left out. */
+function relativeLinks(file: string): Link[] {
+  const links: Link[] = [];
+  for (const [, target = ''] of prose(read(file)).matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)) {
+    if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue;
+    links.push({ from: file, target });
+  }
+  return links;
+}
+
+/** Where a link leads: '' when it does, else why not. */
+function brokenReason({ from, target }: Link): string {
+  const [pathPart, anchor] = target.split('#', 2) as [string, string | undefined];
+  const file = pathPart === '' ? join(ROOT, from) : resolve(ROOT, dirname(from), decodeURI(pathPart));
+  if (!file.startsWith(ROOT + sep) && file !== ROOT) return 'leaves the repository';
+  if (!existsSync(file)) return 'no such file';
+  if (anchor === undefined || anchor === '') return '';
+  if (statSync(file).isDirectory() || !file.endsWith('.md')) return 'an anchor into something that is not a markdown page';
+  return anchors(readFileSync(file, 'utf8')).has(decodeURIComponent(anchor)) ? '' : `no heading #${anchor} in ${relative(ROOT, file)}`;
+}
+
+describe('the README is a front door', () => {
+  test(`README.md is at most ${README_MAX_BYTES} bytes`, () => {
+    expect(Buffer.byteLength(read(README))).toBeLessThanOrEqual(README_MAX_BYTES);
+  });
+
+  test('README.md links to every page of docs/', () => {
+    const linked = new Set(relativeLinks(README).map((l) => l.target.split('#')[0]));
+    expect(docsPages().filter((page) => !linked.has(page))).toEqual([]);
+  });
+
+  test('every page of docs/ opens with its title, then a sentence saying what it is for', () => {
+    const bad = docsPages().filter((page) => !/^# .+\n\n[A-Z][^\n]+/.test(read(page)));
+    expect(bad).toEqual([]);
+  });
+});
+
+describe('links lead somewhere', () => {
+  test('the anchor rules follow GitHub', () => {
+    expect([
+      ...anchors(
+        '# Errors and faults\n## `npm run bench -- overhead`\n## Rehearsed here, and what cannot run here\n## Faults\n## Faults\n',
+      ),
+    ]).toEqual(['errors-and-faults', 'npm-run-bench----overhead', 'rehearsed-here-and-what-cannot-run-here', 'faults', 'faults-1']);
+  });
+
+  test('every relative link in README.md and docs/*.md reaches a file of the repository, and a heading of it when it names one', () => {
+    const broken = [README, ...docsPages()]
+      .flatMap(relativeLinks)
+      .map((link) => ({ ...link, why: brokenReason(link) }))
+      .filter((link) => link.why !== '')
+      .map(({ from, target, why }) => `${from}: (${target}) ${why}`);
+    expect(broken).toEqual([]);
+  });
+});
+
+describe('the repository stands on its own', () => {
+  // Spelled in pieces so that this file does not name them itself.
+  const OUTSIDE_NOTES = ['SPEC', 'DESIGN', 'TOOLING'].map((name) => `${name}.md`);
+  const UP_TO_SHARED = /(?:\.\.\/)+shared\//g;
+
+  test('no file of the repository names the notes kept outside it, or reaches outside it through ../shared/', () => {
+    const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' })
+      .split('\0')
+      .filter((f) => f !== '' && existsSync(join(ROOT, f)) && statSync(join(ROOT, f)).isFile());
+    const found: string[] = [];
+    for (const file of files) {
+      const text = read(file);
+      for (const name of OUTSIDE_NOTES) if (text.includes(name)) found.push(`${file}: ${name}`);
+      for (const [up] of text.matchAll(UP_TO_SHARED)) {
+        // An import such as '../../shared/errors.js' from test/unit stays inside; '../shared/' from the root does not.
+        if (!resolve(ROOT, dirname(file), up).startsWith(ROOT + sep)) found.push(`${file}: ${up}`);
+      }
+    }
+    expect([...new Set(found)]).toEqual([]);
+  });
+});
