@@ -1,6 +1,6 @@
 import type { MiddlewareObj } from '@middy/core';
 import { Unauthorized } from '../errors.js';
-import { SECRET_PATTERN, fingerprint } from '../keys.js';
+import { fingerprint, SECRET_PATTERN } from '../keys.js';
 import type { Caller } from '../store/caller.js';
 import { type CallContext, timed } from './call-state.js';
 import type { Event } from './response.js';

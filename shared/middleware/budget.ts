@@ -18,7 +18,8 @@ export function budgetMiddleware(opts: { counter: BudgetCounter }): MiddlewareOb
       try {
         call.budget = await timed(call, 'budget', () => opts.counter.consume(caller.workspace.id, limit));
       } catch (err) {
-        if (err instanceof RateLimited && err.retryAfter !== undefined) call.budget = { limit, remaining: 0, resetAfterSeconds: err.retryAfter };
+        if (err instanceof RateLimited && err.retryAfter !== undefined)
+          call.budget = { limit, remaining: 0, resetAfterSeconds: err.retryAfter };
         throw err;
       }
     },

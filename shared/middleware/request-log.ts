@@ -18,7 +18,8 @@ export function requestLogMiddleware(): MiddlewareObj<Event, Result, Error, Call
       read: call.read?.name,
       key_id: call.caller?.key.id,
       workspace_id: call.caller?.workspace.id,
-      status: request.response?.statusCode ?? 200,
+      // An error that nothing turned into a response reaches the runtime as a failed invocation: a 500.
+      status: request.response?.statusCode ?? (request.error ? 500 : 200),
       error_code: call.error?.code,
       duration_ms: Math.round((performance.now() - call.startedAt) * 100) / 100,
       identity_ms: call.timings.identity,

@@ -38,12 +38,26 @@ function timingHeader(call: Call): Record<string, string> {
  * WWW-Authenticate). It sits outside error-response, so a refusal's body is there when it runs.
  */
 export function responseHeadersMiddleware(): MiddlewareObj<Event, Result, Error, CallContext> {
-  const finish = (request: CallRequest): void => {
+  const finish = (request: CallRequest, response: Result): void => {
     const call = request.context.call;
-    const response = request.response ?? jsonResponse(200, null);
     const extra = call.error?.headers() ?? {};
-    response.headers = { ...response.headers, ...baseHeaders(call.requestId), ...budgetHeaders(call.budget), ...timingHeader(call), ...extra };
+    response.headers = {
+      ...response.headers,
+      ...baseHeaders(call.requestId),
+      ...budgetHeaders(call.budget),
+      ...timingHeader(call),
+      ...extra,
+    };
     request.response = response;
   };
-  return { name: 'response-headers', after: finish, onError: finish };
+  return {
+    name: 'response-headers',
+    // A handler that returns nothing answers 200 with a JSON null.
+    after: (request) => finish(request, request.response ?? jsonResponse(200, null)),
+    // A refusal without a body (nothing turned the error into one) stays an error: middy rethrows it,
+    // rather than this step inventing a 200.
+    onError: (request) => {
+      if (request.response) finish(request, request.response);
+    },
+  };
 }
