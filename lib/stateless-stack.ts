@@ -3,10 +3,10 @@ import type { Construct } from 'constructs';
 import type { ReadDef } from '../shared/reads/types.js';
 import { FAMILIES } from '../shared/reads/types.js';
 import type { StageConfig } from './config.js';
+import { READER_DB_USER } from './constructs/measurement-store.js';
 import { ReadApi, type RouteTarget } from './constructs/read-api.js';
 import { ServiceAlarms } from './constructs/service-alarms.js';
 import { ServiceFunction } from './constructs/service-function.js';
-import { READER_DB_USER } from './constructs/measurement-store.js';
 import type { StatefulStack } from './stateful-stack.js';
 
 export interface StatelessStackProps extends StackProps {
@@ -70,8 +70,14 @@ export class StatelessStack extends Stack {
     };
 
     const inVpc = { vpc: network.vpc, vpcSubnets: network.subnets, securityGroups: [network.functionsSecurityGroup] };
-    const make = (target: RouteTarget, entry: string, description: string, environment: Record<string, string>, placement: 'vpc' | 'outside' = 'vpc') =>
-      new ServiceFunction(this, `${target[0]!.toUpperCase()}${target.slice(1)}`, {
+    const make = (
+      target: RouteTarget,
+      entry: string,
+      description: string,
+      environment: Record<string, string>,
+      placement: 'vpc' | 'outside' = 'vpc',
+    ) =>
+      new ServiceFunction(this, `${target.charAt(0).toUpperCase()}${target.slice(1)}`, {
         entry,
         description,
         environment,

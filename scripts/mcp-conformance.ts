@@ -108,9 +108,15 @@ async function main(): Promise<number> {
   const table = freshTableName();
   await createBudgetTable(budget.endpoint, table);
   const api = await startApi(
-    localConfig(store.readerUrl, budget.endpoint, { BUDGET_TABLE: table, LOG_LEVEL: 'SILENT', PLAN_CEILINGS: JSON.stringify({ growth: 1_000_000 }) }),
+    localConfig(store.readerUrl, budget.endpoint, {
+      BUDGET_TABLE: table,
+      LOG_LEVEL: 'SILENT',
+      PLAN_CEILINGS: JSON.stringify({ growth: 1_000_000 }),
+    }),
   );
-  const proxy = await keyProxy(new URL(api.url), store.manifest!.keys.workspace);
+  const { manifest } = store;
+  if (!manifest) throw new Error('the embedded store has no manifest, though it is always seeded');
+  const proxy = await keyProxy(new URL(api.url), manifest.keys.workspace);
   const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/api/v1/mcp`;
   const out = join(tmpdir(), `geo-mcp-conformance-results-${process.pid}`);
   rmSync(out, { recursive: true, force: true });
@@ -141,7 +147,12 @@ async function main(): Promise<number> {
     const passed = checks.filter((c) => c.status === 'SUCCESS').length;
     const failed = checks.filter((c) => c.status === 'FAILURE');
     const applies = APPLIES[scenario];
-    const result = failed.length === 0 ? (passed > 0 ? `passes (${passed} checks)` : 'nothing checked') : `fails: ${failed.map((c) => `${c.id}: ${c.errorMessage ?? ''}`).join('; ')}`;
+    const result =
+      failed.length === 0
+        ? passed > 0
+          ? `passes (${passed} checks)`
+          : 'nothing checked'
+        : `fails: ${failed.map((c) => `${c.id}: ${c.errorMessage ?? ''}`).join('; ')}`;
     if (applies === undefined) {
       bad += 1;
       rows.push(`| ${scenario} | ? (new scenario: classify it in scripts/mcp-conformance.ts) | ${result} |`);
@@ -154,8 +165,11 @@ async function main(): Promise<number> {
       rows.push(`| ${scenario} | no: ${applies} | ${failed.length > 0 ? 'fails, as expected' : result} |`);
     }
   }
-  for (const s of Object.keys(APPLIES)) if (!seen.has(s)) rows.push(`| ${s} | ${APPLIES[s] === true ? 'yes' : 'no'} | not run by this version |`);
-  console.log(`MCP conformance suite ${CONFORMANCE}, server scenarios (--suite all), against ${url.replace(/:\d+\//, ':PORT/')} through a key-adding proxy:\n`);
+  for (const s of Object.keys(APPLIES))
+    if (!seen.has(s)) rows.push(`| ${s} | ${APPLIES[s] === true ? 'yes' : 'no'} | not run by this version |`);
+  console.log(
+    `MCP conformance suite ${CONFORMANCE}, server scenarios (--suite all), against ${url.replace(/:\d+\//, ':PORT/')} through a key-adding proxy:\n`,
+  );
   console.log(['| scenario | applies | result |', '| --- | --- | --- |', ...rows].join('\n'));
   rmSync(out, { recursive: true, force: true });
   return bad === 0 ? 0 : 1;

@@ -56,7 +56,12 @@ try {
   for (const e of ENGINES) await db.query('INSERT INTO engines (key, name) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING', [e.key, e.name]);
 
   const ws = await one<{ id: string }>('SELECT id FROM workspaces WHERE slug = $1', [values.workspace]);
-  const brand = ws && (await one<{ id: string; domain: string | null }>('SELECT id, domain FROM brands WHERE workspace_id = $1 AND name = $2', [ws.id, values.brand]));
+  const brand =
+    ws &&
+    (await one<{ id: string; domain: string | null }>('SELECT id, domain FROM brands WHERE workspace_id = $1 AND name = $2', [
+      ws.id,
+      values.brand,
+    ]));
   if (!ws || !brand) throw new Error(`workspace ${values.workspace} with brand ${values.brand} must exist first (npm run admin)`);
   const home = brand.domain ?? 'acme.com';
 
@@ -70,17 +75,35 @@ try {
       [analysis.id, ws.id, brand.id, values.analysis, `${values.brand} launch`, [home, `blog.${home}`], ENGINES.map((e) => e.key)],
     );
     // A direct competitor: mentions of it carry its id; brands the answers name besides are indirect ones.
-    await db.query('INSERT INTO competitors (id, analysis_id, name, domain) VALUES ($1, $2, $3, $4)', [randomUUID(), analysis.id, 'Initech', 'initech.com']);
+    await db.query('INSERT INTO competitors (id, analysis_id, name, domain) VALUES ($1, $2, $3, $4)', [
+      randomUUID(),
+      analysis.id,
+      'Initech',
+      'initech.com',
+    ]);
     const group = randomUUID();
     await db.query('INSERT INTO prompt_groups (id, analysis_id, name) VALUES ($1, $2, $3)', [group, analysis.id, 'Buying']);
     for (const p of PROMPTS) {
       await db.query('INSERT INTO prompts (id, analysis_id, group_id, text, language, created_at) VALUES ($1, $2, $3, $4, $5, now())', [
-        randomUUID(), analysis.id, p.group ? group : null, p.text, 'en',
+        randomUUID(),
+        analysis.id,
+        p.group ? group : null,
+        p.text,
+        'en',
       ]);
     }
   }
-  const prompts = (await db.query<{ id: string }>('SELECT id FROM prompts WHERE analysis_id = $1 ORDER BY text', [analysis.id])).rows.map((r) => r.id);
+  const prompts = (await db.query<{ id: string }>('SELECT id FROM prompts WHERE analysis_id = $1 ORDER BY text', [analysis.id])).rows.map(
+    (r) => r.id,
+  );
   const competitor = await one<{ id: string }>('SELECT id FROM competitors WHERE analysis_id = $1 AND name = $2', [analysis.id, 'Initech']);
+  // Section 1 created both with the analysis; an analysis without them was not made by this script.
+  const [p1, p2, p3] = prompts;
+  if (p1 === undefined || p2 === undefined || p3 === undefined || !competitor) {
+    throw new Error(
+      `analysis ${values.analysis} must have its ${PROMPTS.length} prompts and the competitor Initech (section 1 creates them)`,
+    );
+  }
 
   // ---- 2. The run starts ------------------------------------------------------------------------------
   // started_at decides the UTC day the run belongs to; it must lie in [2000-01-01, 2100-01-01).
@@ -107,15 +130,57 @@ try {
   }
   const acme = values.brand;
   const answers: Answer[] = [
-    { id: randomUUID(), prompt: prompts[0]!, engine: 'chatgpt', text: `${acme} and Initech both fit small agencies.`, extraction: 'extracted',
-      mentions: [{ brand: acme, tracked: true, sentiment: 0.6 }, { brand: 'Initech', competitor: true }], citations: [`https://${home}/pricing`, 'https://initech.com/'] },
-    { id: randomUUID(), prompt: prompts[1]!, engine: 'chatgpt', text: `Initech is cheaper; ${acme} has more features.`, extraction: 'extracted',
-      mentions: [{ brand: 'Initech', competitor: true }, { brand: acme, tracked: true, sentiment: 0.2 }], citations: [`https://blog.${home}/seats`] },
-    { id: randomUUID(), prompt: prompts[2]!, engine: 'chatgpt', text: 'Kanban boards or Hooli Sheets work well.', extraction: 'extracted',
-      mentions: [{ brand: 'Hooli Sheets' }], citations: ['https://example.org/kanban'] },
-    { id: randomUUID(), prompt: prompts[0]!, engine: 'perplexity', text: `${acme} is a common choice.`, extraction: 'extracted',
-      mentions: [{ brand: acme, tracked: true }], citations: [] },
-    { id: randomUUID(), prompt: prompts[1]!, engine: 'perplexity', text: '(unreadable answer)', extraction: 'failed', mentions: [], citations: [] },
+    {
+      id: randomUUID(),
+      prompt: p1,
+      engine: 'chatgpt',
+      text: `${acme} and Initech both fit small agencies.`,
+      extraction: 'extracted',
+      mentions: [
+        { brand: acme, tracked: true, sentiment: 0.6 },
+        { brand: 'Initech', competitor: true },
+      ],
+      citations: [`https://${home}/pricing`, 'https://initech.com/'],
+    },
+    {
+      id: randomUUID(),
+      prompt: p2,
+      engine: 'chatgpt',
+      text: `Initech is cheaper; ${acme} has more features.`,
+      extraction: 'extracted',
+      mentions: [
+        { brand: 'Initech', competitor: true },
+        { brand: acme, tracked: true, sentiment: 0.2 },
+      ],
+      citations: [`https://blog.${home}/seats`],
+    },
+    {
+      id: randomUUID(),
+      prompt: p3,
+      engine: 'chatgpt',
+      text: 'Kanban boards or Hooli Sheets work well.',
+      extraction: 'extracted',
+      mentions: [{ brand: 'Hooli Sheets' }],
+      citations: ['https://example.org/kanban'],
+    },
+    {
+      id: randomUUID(),
+      prompt: p1,
+      engine: 'perplexity',
+      text: `${acme} is a common choice.`,
+      extraction: 'extracted',
+      mentions: [{ brand: acme, tracked: true }],
+      citations: [],
+    },
+    {
+      id: randomUUID(),
+      prompt: p2,
+      engine: 'perplexity',
+      text: '(unreadable answer)',
+      extraction: 'failed',
+      mentions: [],
+      citations: [],
+    },
   ];
   for (const [i, a] of answers.entries()) {
     // captured_at decides the answer's day in the answers list; same range rule as started_at.
@@ -139,7 +204,7 @@ try {
       // position: order of appearance in the answer (1-based), never a character offset.
       await db.query(
         'INSERT INTO mentions (answer_id, position, brand_name, is_tracked, competitor_id, sentiment) VALUES ($1, $2, $3, $4, $5, $6)',
-        [a.id, n + 1, m.brand, m.tracked === true, m.competitor ? competitor!.id : null, m.sentiment ?? null],
+        [a.id, n + 1, m.brand, m.tracked === true, m.competitor ? competitor.id : null, m.sentiment ?? null],
       );
     }
     for (const [n, url] of a.citations.entries()) {

@@ -22,7 +22,10 @@ export class TunnelBastion extends Construct implements ec2.IConnectable {
     super(scope, id);
     const { vpc } = props.network;
     // One zone: a tunnel host needs no redundancy, and its endpoints then bill one zone's hours.
-    const subnets: ec2.SubnetSelection = { subnetType: ec2.SubnetType.PRIVATE_ISOLATED, availabilityZones: [vpc.availabilityZones[0]!] };
+    const [zone] = vpc.availabilityZones;
+    if (zone === undefined)
+      throw new Error('TunnelBastion: the VPC lists no availability zone (the stage configuration gives it at least two)');
+    const subnets: ec2.SubnetSelection = { subnetType: ec2.SubnetType.PRIVATE_ISOLATED, availabilityZones: [zone] };
     props.network.addSessionManagerEndpoints(subnets);
 
     const securityGroup = new ec2.SecurityGroup(this, 'SecurityGroup', {
@@ -60,18 +63,22 @@ export class TunnelBastion extends Construct implements ec2.IConnectable {
       securityGroup,
       role,
       requireImdsv2: true,
-      blockDevices: [{ deviceName: '/dev/xvda', volume: ec2.BlockDeviceVolume.ebs(8, { encrypted: true, volumeType: ec2.EbsDeviceVolumeType.GP3 }) }],
+      blockDevices: [
+        { deviceName: '/dev/xvda', volume: ec2.BlockDeviceVolume.ebs(8, { encrypted: true, volumeType: ec2.EbsDeviceVolumeType.GP3 }) },
+      ],
     });
     this.connections = this.instance.connections;
 
     Validations.of(this).acknowledge(
       {
         id: 'AwsSolutions-IAM5[Resource::*]',
-        reason: 'Session Manager instance permissions (ssm:UpdateInstanceInformation, ssmmessages channel actions) name no resource of their own; this is the minimum AWS documents for an instance.',
+        reason:
+          'Session Manager instance permissions (ssm:UpdateInstanceInformation, ssmmessages channel actions) name no resource of their own; this is the minimum AWS documents for an instance.',
       },
       {
         id: 'CloudFormation-Validate::W3010',
-        reason: 'The zone is the first of the VPC, resolved at synth like its subnets (stage configuration, or the lookup kept in cdk.context.json).',
+        reason:
+          'The zone is the first of the VPC, resolved at synth like its subnets (stage configuration, or the lookup kept in cdk.context.json).',
       },
       {
         id: 'AwsSolutions-EC28',
@@ -79,7 +86,8 @@ export class TunnelBastion extends Construct implements ec2.IConnectable {
       },
       {
         id: 'AwsSolutions-EC29',
-        reason: 'Holds no state and is meant to be removed by a deploy with bastion=false; termination protection would block exactly that.',
+        reason:
+          'Holds no state and is meant to be removed by a deploy with bastion=false; termination protection would block exactly that.',
       },
     );
   }

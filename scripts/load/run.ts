@@ -8,15 +8,15 @@
  *    the served 200s equal the counter's total (nothing served uncounted, across both processes);
  *  - resident memory of each process grew less than 20% after warm-up.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { createBudgetTable, startBudgetStore } from '../../test/harness/stores.js';
-import { reads } from '../../shared/reads/registry.js';
 import { BASE_PATH } from '../../shared/http/routes.js';
+import { reads } from '../../shared/reads/registry.js';
+import { createBudgetTable, startBudgetStore } from '../../test/harness/stores.js';
 import { freshDemoStore } from '../../test/reliability/support/stores.js';
 
 const SECONDS = Number(process.env.LOAD_SECONDS ?? 125);
@@ -40,7 +40,7 @@ function startChild(env: Record<string, string>): Promise<Child> {
   const rss: Child['rss'] = [];
   return new Promise((resolve, reject) => {
     proc.once('exit', (code) => reject(new Error(`load server exited with ${code}`)));
-    createInterface({ input: proc.stdout! }).on('line', (line) => {
+    createInterface({ input: proc.stdout }).on('line', (line) => {
       const msg = JSON.parse(line) as { url: string; rss: number; ready?: boolean };
       rss.push({ t: Date.now(), rss: msg.rss });
       if (msg.ready) resolve({ proc, url: msg.url, rss });
@@ -54,21 +54,40 @@ const round = (x: number) => Math.round(x * 10) / 10;
 async function main(): Promise<void> {
   // The machines run Node 20 on purpose; the SDK's notice about it is noise in the report.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-  console.error(`load: ${SECONDS} s, warm-up ${WARMUP_SECONDS} s, budget ${BUDGET}/min per workspace, ${CONNECTIONS} connections per process`);
+  console.error(
+    `load: ${SECONDS} s, warm-up ${WARMUP_SECONDS} s, budget ${BUDGET}/min per workspace, ${CONNECTIONS} connections per process`,
+  );
   const { database, store } = await freshDemoStore('geo_load');
   const budgetStore = await startBudgetStore();
   const table = `geo-budget-load-${Date.now()}`;
   await createBudgetTable(budgetStore.endpoint, table);
-  const manifest = store.manifest!;
+  const { manifest } = store;
+  if (!manifest) throw new Error('the demo store has no manifest, though freshDemoStore seeds it');
 
   // One analysis per workspace, with a real answer id for the answer read.
   const admin = new pg.Client({ connectionString: database.adminUrl });
   await admin.connect();
   const answerOf = async (analysisId: string) =>
-    (await admin.query<{ id: string }>('SELECT id::text AS id FROM answers WHERE analysis_id = $1 ORDER BY captured_at DESC LIMIT 1', [analysisId])).rows[0]?.id ?? 'none';
+    (
+      await admin.query<{ id: string }>('SELECT id::text AS id FROM answers WHERE analysis_id = $1 ORDER BY captured_at DESC LIMIT 1', [
+        analysisId,
+      ])
+    ).rows[0]?.id ?? 'none';
   const workspaces = [
-    { name: 'acme', id: manifest.workspaces.acme as string, analysis: manifest.analyses.collected, answer: await answerOf(manifest.analysisIds.collected), keys: [manifest.keys.workspace, manifest.keys.brand, manifest.keys.analysis] },
-    { name: 'globex', id: manifest.workspaces.globex as string, analysis: manifest.analyses.other_workspace, answer: await answerOf(manifest.analysisIds.other_workspace), keys: [manifest.keys.other_workspace] },
+    {
+      name: 'acme',
+      id: manifest.workspaces.acme as string,
+      analysis: manifest.analyses.collected,
+      answer: await answerOf(manifest.analysisIds.collected),
+      keys: [manifest.keys.workspace, manifest.keys.brand, manifest.keys.analysis],
+    },
+    {
+      name: 'globex',
+      id: manifest.workspaces.globex as string,
+      analysis: manifest.analyses.other_workspace,
+      answer: await answerOf(manifest.analysisIds.other_workspace),
+      keys: [manifest.keys.other_workspace],
+    },
   ];
   await admin.end();
 
@@ -91,7 +110,7 @@ async function main(): Promise<void> {
     }
   }
   let seed = 7;
-  const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   for (let i = mix.length - 1; i > 0; i -= 1) {
     const j = Math.floor(rand() * (i + 1));
     [mix[i], mix[j]] = [mix[j] as Req, mix[i] as Req];
@@ -141,14 +160,23 @@ async function main(): Promise<void> {
   const endedAt = Date.now();
   // Calls still in flight when autocannon stops spend budget but are never seen as answered by it:
   // wait for the processes to finish them (they close on SIGTERM after in-flight calls) before reading the counter.
-  await Promise.all(children.map((c) => new Promise<void>((resolve) => {
-    c.proc.removeAllListeners('exit');
-    c.proc.once('exit', () => resolve());
-    c.proc.kill('SIGTERM');
-  })));
+  await Promise.all(
+    children.map(
+      (c) =>
+        new Promise<void>((resolve) => {
+          c.proc.removeAllListeners('exit');
+          c.proc.once('exit', () => resolve());
+          c.proc.kill('SIGTERM');
+        }),
+    ),
+  );
 
   // The counter's own view, minute by minute (one item per workspace per UTC minute).
-  const ddb = new DynamoDBClient({ endpoint: budgetStore.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  const ddb = new DynamoDBClient({
+    endpoint: budgetStore.endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
   const items = (await ddb.send(new ScanCommand({ TableName: table }))).Items ?? [];
   ddb.destroy();
   const perMinute = items.map((it) => {
@@ -167,7 +195,13 @@ async function main(): Promise<void> {
   const minuteRows: Array<Record<string, string | number>> = [];
   for (const m of perMinute) {
     const full = m.minute >= firstFull && m.minute <= lastFull;
-    minuteRows.push({ minute: new Date(m.minute * 60_000).toISOString().slice(11, 16), workspace: String(m.ws), served: m.calls, budget: BUDGET, 'fully inside the run': full ? 'yes' : 'no' });
+    minuteRows.push({
+      minute: new Date(m.minute * 60_000).toISOString().slice(11, 16),
+      workspace: String(m.ws),
+      served: m.calls,
+      budget: BUDGET,
+      'fully inside the run': full ? 'yes' : 'no',
+    });
     if (full && m.calls !== BUDGET) failures.push(`${m.ws} minute ${m.minute}: ${m.calls} served, budget ${BUDGET}`);
     if (m.calls > BUDGET) failures.push(`${m.ws} minute ${m.minute}: ${m.calls} over budget ${BUDGET}`);
   }
@@ -190,17 +224,33 @@ async function main(): Promise<void> {
     const growth = (lastRss - base) / base;
     if (!(growth < 0.2)) failures.push(`process ${i + 1}: RSS grew ${round(growth * 100)}% after warm-up`);
     const mb = (b: number) => round(b / 1024 / 1024);
-    return { process: i + 1, 'RSS at warm-up end (MB)': mb(base), 'RSS at end (MB)': mb(lastRss), 'max after warm-up (MB)': mb(max), growth: `${round(growth * 100)}%` };
+    return {
+      process: i + 1,
+      'RSS at warm-up end (MB)': mb(base),
+      'RSS at end (MB)': mb(lastRss),
+      'max after warm-up (MB)': mb(max),
+      growth: `${round(growth * 100)}%`,
+    };
   });
 
   const latRows = reads.map((r) => {
     const s = [...(latency.get(r.name) ?? [])].sort((a, b) => a - b);
-    return { read: r.name, served: s.length, 'refused 429': statuses.get(`${r.name} 429`) ?? 0, 'p50 ms': round(pct(s, 0.5)), 'p95 ms': round(pct(s, 0.95)) };
+    return {
+      read: r.name,
+      served: s.length,
+      'refused 429': statuses.get(`${r.name} 429`) ?? 0,
+      'p50 ms': round(pct(s, 0.5)),
+      'p95 ms': round(pct(s, 0.95)),
+    };
   });
 
   const table_ = (rows: Array<Record<string, string | number>>) => {
     const cols = Object.keys(rows[0] ?? {});
-    return [`| ${cols.join(' | ')} |`, `| ${cols.map(() => '---').join(' | ')} |`, ...rows.map((r) => `| ${cols.map((c) => r[c]).join(' | ')} |`)].join('\n');
+    return [
+      `| ${cols.join(' | ')} |`,
+      `| ${cols.map(() => '---').join(' | ')} |`,
+      ...rows.map((r) => `| ${cols.map((c) => r[c]).join(' | ')} |`),
+    ].join('\n');
   };
   const requests = results.reduce((n, r) => n + r.requests.total, 0);
   console.log(`## Load run (${new Date(startedAt).toISOString()}, ${round((endedAt - startedAt) / 1000)} s)

@@ -1,6 +1,6 @@
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import { http, https as tls } from '../builtins.js';
-import { signedHeaders, type Credentials } from './sigv4.js';
+import { type Credentials, signedHeaders } from './sigv4.js';
 
 /**
  * DynamoDB's JSON 1.0 protocol for the one operation the service sends (UpdateItem), over a
@@ -45,7 +45,9 @@ const MAX_ANSWER_BYTES = 64 * 1024;
 function errorType(res: IncomingMessage, body: Record<string, unknown> | undefined): string {
   const header = res.headers['x-amzn-errortype'];
   const raw = (typeof header === 'string' && header) || (typeof body?.__type === 'string' && body.__type) || `HTTP ${res.statusCode}`;
-  return raw.split(':')[0]!.split('#').pop()!;
+  const colon = raw.indexOf(':');
+  const head = colon < 0 ? raw : raw.slice(0, colon);
+  return head.slice(head.lastIndexOf('#') + 1);
 }
 
 function parse(text: string): Record<string, unknown> | undefined {
@@ -68,7 +70,8 @@ export function createDynamoDb(opts: DynamoDbOptions): DynamoDb {
   return {
     send(operation, input) {
       const credentials = opts.credentials();
-      if (!credentials) return Promise.reject(new Error('no AWS credentials in the environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)'));
+      if (!credentials)
+        return Promise.reject(new Error('no AWS credentials in the environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)'));
       const body = JSON.stringify(input);
       const headers = signedHeaders({
         method: 'POST',
@@ -105,14 +108,22 @@ export function createDynamoDb(opts: DynamoDbOptions): DynamoDb {
           opts.timeoutMs,
         );
         const attempt = (mayRetry: boolean) => {
-          const current = request({ hostname: url.hostname, port: url.port, path, method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) } });
+          const current = request({
+            hostname: url.hostname,
+            port: url.port,
+            path,
+            method: 'POST',
+            agent,
+            headers: { ...headers, 'content-length': Buffer.byteLength(body) },
+          });
           req = current;
           let answered = false;
           current.on('error', (err: NodeJS.ErrnoException) => {
             // A keep-alive connection the server closed while it sat idle (a Lambda frozen between calls
             // finds them so): the request never reached the counter, so it goes once more on a new
             // connection, as Node's documentation of request.reusedSocket advises. Any other failure is final.
-            if (mayRetry && !answered && !settled && current.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE')) attempt(false);
+            if (mayRetry && !answered && !settled && current.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE'))
+              attempt(false);
             else settle(err);
           });
           current.on('response', (res) => {
@@ -140,7 +151,9 @@ export function createDynamoDb(opts: DynamoDbOptions): DynamoDb {
                 return;
               }
               const message = parsed?.message ?? parsed?.Message;
-              settle(new DynamoDbError(errorType(res, parsed), res.statusCode ?? 0, typeof message === 'string' ? message : text.slice(0, 200)));
+              settle(
+                new DynamoDbError(errorType(res, parsed), res.statusCode ?? 0, typeof message === 'string' ? message : text.slice(0, 200)),
+              );
             });
           });
           current.end(body);

@@ -48,12 +48,18 @@ function signingKey(secret: string, day: string, region: string, service: string
 }
 
 /** YYYYMMDD'T'HHMMSS'Z', the form SigV4 dates take. */
-const amzDateOf = (now: Date): string => now.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+const amzDateOf = (now: Date): string =>
+  now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
 
 function signature(secret: string, amzDate: string, region: string, service: string, canonicalRequest: string): string {
   const scope = `${amzDate.slice(0, 8)}/${region}/${service}/aws4_request`;
   const stringToSign = [ALGORITHM, amzDate, scope, sha256(canonicalRequest)].join('\n');
-  return createHmac('sha256', signingKey(secret, amzDate.slice(0, 8), region, service)).update(stringToSign, 'utf8').digest('hex');
+  return createHmac('sha256', signingKey(secret, amzDate.slice(0, 8), region, service))
+    .update(stringToSign, 'utf8')
+    .digest('hex');
 }
 
 /** The request's headers with `host`, `x-amz-date`, `x-amz-security-token` (if any) and `authorization` added. */
@@ -102,9 +108,9 @@ export function rdsAuthToken(input: RdsTokenInput): string {
     'X-Amz-SignedHeaders': 'host',
     ...(input.credentials.sessionToken ? { 'X-Amz-Security-Token': input.credentials.sessionToken } : {}),
   };
-  const query = Object.keys(params)
-    .sort()
-    .map((k) => `${uriEncode(k)}=${uriEncode(params[k]!)}`)
+  const query = Object.entries(params)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([k, v]) => `${uriEncode(k)}=${uriEncode(v)}`)
     .join('&');
   const canonicalRequest = ['GET', '/', query, `host:${host}\n`, 'host', sha256('')].join('\n');
   const sig = signature(input.credentials.secretAccessKey, amzDate, input.region, 'rds-db', canonicalRequest);

@@ -1,5 +1,5 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { sharePartsWithin, standalone, type JsonSchema } from '../reads/contracts/json-schema.js';
+import { type JsonSchema, sharePartsWithin, standalone } from '../reads/contracts/json-schema.js';
 import { reads } from '../reads/registry.js';
 import type { ReadDef } from '../reads/types.js';
 import { compactSchema, hasUntrusted, markUntrustedSchema, untrustedTransform } from './schema.js';
@@ -60,7 +60,7 @@ function figuresNote(output: JsonSchema): string {
   if (units.length === 0 || !has('context')) return '';
   const why = has('null_reason') ? 'context.state, null_reason say why' : 'context.state says why';
   const list = units.join('; ');
-  return `${list[0]!.toUpperCase()}${list.slice(1)}. 0 = measured zero; null = nothing to measure (${why}).`;
+  return `${list.charAt(0).toUpperCase()}${list.slice(1)}. 0 = measured zero; null = nothing to measure (${why}).`;
 }
 
 /**

@@ -23,18 +23,27 @@ export const interval = intervalBounds
   .nullable()
   .describe('95% Wilson score interval of the rate, rounded to 6 decimals; null when the denominator is 0.');
 
-const rateValue = z.object({
-  value: z.number().min(0).max(1).nullable().describe('numerator / denominator, 0..1, rounded to 6 decimals. 0 is a measured zero; null: denominator 0, nothing to measure.'),
-  numerator: count('Numerator of the rate'),
-  denominator: count('Denominator of the rate'),
-  ci95: interval,
-}).meta({ id: 'rate_value', description: 'A rate over one period: numerator / denominator, with its 95% Wilson interval.' });
+const rateValue = z
+  .object({
+    value: z
+      .number()
+      .min(0)
+      .max(1)
+      .nullable()
+      .describe('numerator / denominator, 0..1, rounded to 6 decimals. 0 is a measured zero; null: denominator 0, nothing to measure.'),
+    numerator: count('Numerator of the rate'),
+    denominator: count('Denominator of the rate'),
+    ci95: interval,
+  })
+  .meta({ id: 'rate_value', description: 'A rate over one period: numerator / denominator, with its 95% Wilson interval.' });
 
 const rate = rateValue
   .extend({
     previous: rateValue
       .nullable()
-      .describe('The same rate over the comparison period (context.comparison); null when there is none (window all, or no earlier collection).'),
+      .describe(
+        'The same rate over the comparison period (context.comparison); null when there is none (window all, or no earlier collection).',
+      ),
     delta: z
       .number()
       .min(-1)
@@ -44,11 +53,14 @@ const rate = rateValue
     significant: z
       .boolean()
       .nullable()
-      .describe('True when the change is outside the noise: the 95% Wilson intervals of the two periods do not overlap. Null when either interval is null.'),
+      .describe(
+        'True when the change is outside the noise: the 95% Wilson intervals of the two periods do not overlap. Null when either interval is null.',
+      ),
   })
   .meta({
     id: 'rate',
-    description: 'A rate, 0..1: value = numerator / denominator with its 95% Wilson interval, and the same rate over the comparison period with the change and its significance.',
+    description:
+      'A rate, 0..1: value = numerator / denominator with its 95% Wilson interval, and the same rate over the comparison period with the change and its significance.',
   });
 
 /** The rate figure, described for the field that holds it. */
@@ -86,56 +98,75 @@ export const SOURCE_SHARE_NULL_REASONS = ['no_citations', 'no_owned_domains', 'n
  */
 export const dayRate = z
   .object({
-    value: z.number().min(0).max(1).nullable().describe('numerator / denominator, 0..1, rounded to 6 decimals; null when the denominator is 0.'),
+    value: z
+      .number()
+      .min(0)
+      .max(1)
+      .nullable()
+      .describe('numerator / denominator, 0..1, rounded to 6 decimals; null when the denominator is 0.'),
     numerator: count('Numerator of the rate'),
     denominator: count('Denominator of the rate'),
   })
   .meta({
     id: 'day_rate',
-    description: 'A rate on one day: value = numerator / denominator. Its 95% Wilson interval follows from numerator and denominator; the summary carries the window’s.',
+    description:
+      'A rate on one day: value = numerator / denominator. Its 95% Wilson interval follows from numerator and denominator; the summary carries the window’s.',
   });
 
 export const daySourceShare = dayRate
   .extend({
-    null_reason: z.enum(SOURCE_SHARE_NULL_REASONS).nullable().describe('Why value is null, as in source_share; null when value is not null.'),
+    null_reason: z
+      .enum(SOURCE_SHARE_NULL_REASONS)
+      .nullable()
+      .describe('Why value is null, as in source_share; null when value is not null.'),
   })
-  .meta({ id: 'day_source_share', description: 'Citations to owned domains over all citations on one day, with the reason when its value is null.' });
+  .meta({
+    id: 'day_source_share',
+    description: 'Citations to owned domains over all citations on one day, with the reason when its value is null.',
+  });
 
 /** An average on one day: value and count (mean_value). */
 export const dayMean = meanValue;
 
-export const headlineSchema = z.object({
-  answers: count(
-    'Answers collected in the window (volume). Present even while extraction is late: it counts answers of runs still extracting. 0 with state never_collected/no_data',
-  ),
-  extracted_answers: count(
-    'Answers whose extraction succeeded. They alone make the denominator of visibility: an answer whose extraction failed or is pending cannot be said to mention the brand or not',
-  ),
-  visibility: rateSchema('Share of extracted answers that mention the tracked brand at least once (0..1). numerator: answers naming it; denominator: extracted answers.'),
-  share_of_voice: rateSchema(
-    'Tracked-brand mentions over all brand mentions (tracked brand + direct and indirect competitors) in extracted answers, 0..1.',
-  ),
-  average_position: meanSchema(
-    'Mean order of appearance (1 = named first) of the tracked brand, over the extracted answers that name it, taking its first appearance in each answer.',
-    '≥ 1',
-  ),
-  sentiment: meanSchema('Mean sentiment of the tracked brand’s scored mentions; unscored mentions are left out.', '-1..1'),
-  source_share: rate.extend({
-    null_reason: z
-      .enum(SOURCE_SHARE_NULL_REASONS)
-      .nullable()
-      .describe(
-        'Why value is null: no_owned_domains (the analysis declares no domain of its own), no_citations (answers were measured but none cited a source), not_measured (nothing extracted in the window; see context.state). Null when value is not null.',
-      ),
-  }).meta({
-    id: 'source_share',
+export const headlineSchema = z
+  .object({
+    answers: count(
+      'Answers collected in the window (volume). Present even while extraction is late: it counts answers of runs still extracting. 0 with state never_collected/no_data',
+    ),
+    extracted_answers: count(
+      'Answers whose extraction succeeded. They alone make the denominator of visibility: an answer whose extraction failed or is pending cannot be said to mention the brand or not',
+    ),
+    visibility: rateSchema(
+      'Share of extracted answers that mention the tracked brand at least once (0..1). numerator: answers naming it; denominator: extracted answers.',
+    ),
+    share_of_voice: rateSchema(
+      'Tracked-brand mentions over all brand mentions (tracked brand + direct and indirect competitors) in extracted answers, 0..1.',
+    ),
+    average_position: meanSchema(
+      'Mean order of appearance (1 = named first) of the tracked brand, over the extracted answers that name it, taking its first appearance in each answer.',
+      '≥ 1',
+    ),
+    sentiment: meanSchema('Mean sentiment of the tracked brand’s scored mentions; unscored mentions are left out.', '-1..1'),
+    source_share: rate
+      .extend({
+        null_reason: z
+          .enum(SOURCE_SHARE_NULL_REASONS)
+          .nullable()
+          .describe(
+            'Why value is null: no_owned_domains (the analysis declares no domain of its own), no_citations (answers were measured but none cited a source), not_measured (nothing extracted in the window; see context.state). Null when value is not null.',
+          ),
+      })
+      .meta({
+        id: 'source_share',
+        description:
+          'Citations to the analysis’s owned domains (exact domain match, as declared when the run was extracted) over all citations of extracted answers, 0..1: a rate, with the reason when its value is null.',
+      }),
+  })
+  .meta({
+    id: 'headline_metrics',
     description:
-      'Citations to the analysis’s owned domains (exact domain match, as declared when the run was extracted) over all citations of extracted answers, 0..1: a rate, with the reason when its value is null.',
-  }),
-}).meta({
-  id: 'headline_metrics',
-  description: 'The headline metrics of the tracked brand: answers collected and extracted, visibility, share of voice, average position, sentiment and source share.',
-});
+      'The headline metrics of the tracked brand: answers collected and extracted, visibility, share of voice, average position, sentiment and source share.',
+  });
 export type Headline = z.infer<typeof headlineSchema>;
 
 export const engineRef = z
@@ -193,7 +224,9 @@ export const contextSchema = z
           })
           .meta({ id: 'engine_coverage', description: 'What the runs of the window collected and extracted from one engine.' }),
       )
-      .describe('Per engine configured or seen in the window. collected − extracted = answers still extracting or whose extraction failed.'),
+      .describe(
+        'Per engine configured or seen in the window. collected − extracted = answers still extracting or whose extraction failed.',
+      ),
   })
   .meta({ id: 'measurement_context', description: 'Measurement context: how the figures below were measured.' });
 export type FigureContext = z.infer<typeof contextSchema>;

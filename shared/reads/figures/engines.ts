@@ -1,10 +1,11 @@
-import * as z from 'zod';
+import { defineRead } from '../types.js';
 import { engineRef as engineRefSchema, figureListOf, headlineSchema } from './contracts.js';
 import { figureInput } from './inputs.js';
-import { callFigures, engineOrder, engineRef, headline, loadCommon, zeroSums, type CommonJson } from './load.js';
-import { defineRead } from '../types.js';
+import { type CommonJson, callFigures, engineOrder, engineRef, headline, loadCommon, zeroSums } from './load.js';
 
-const engineItem = headlineSchema.extend({ engine: engineRefSchema }).meta({ id: 'engine_metrics', description: 'Headline metrics of one AI engine.' });
+const engineItem = headlineSchema
+  .extend({ engine: engineRefSchema })
+  .meta({ id: 'engine_metrics', description: 'Headline metrics of one AI engine.' });
 
 export const engineListSchema = figureListOf(
   engineItem,

@@ -1,12 +1,12 @@
 import * as z from 'zod';
-import { analysisParam, limitParam, uuid } from '../contracts/common.js';
 import { NotFound } from '../../errors.js';
+import { isUuid } from '../../formats.js';
+import { analysisParam, limitParam, uuid } from '../contracts/common.js';
+import { defineRead } from '../types.js';
+import { checkWindow } from '../windows.js';
 import { engineRef as engineRefSchema, figureListOf, headlineSchema } from './contracts.js';
 import { figureInput, figureWindow } from './inputs.js';
-import { addSums, callFigures, engineRef, headline, loadCommon, sumsOf, zeroSums, type CommonJson, type Sums } from './load.js';
-import { checkWindow } from '../windows.js';
-import { defineRead } from '../types.js';
-import { isUuid } from '../../formats.js';
+import { addSums, type CommonJson, callFigures, engineRef, headline, loadCommon, ofPeriod, type Sums, sumsOf, zeroSums } from './load.js';
 
 const NO_GROUP = '00000000-0000-0000-0000-000000000000';
 
@@ -53,16 +53,16 @@ export const listGroups = defineRead({
     const rows = raw.rows ?? [];
     const groups = raw.groups;
     const pending = new Map(Object.entries(raw.pending ?? {}));
-    const by = [new Map<string, Sums>(), new Map<string, Sums>()];
-    for (const r of rows) by[r.period]!.set(r.group_key, sumsOf(r));
+    const by: [Map<string, Sums>, Map<string, Sums>] = [new Map(), new Map()];
+    for (const r of rows) ofPeriod(by, r.period).set(r.group_key, sumsOf(r));
     const items = groups.map((g) => {
-      const cur = by[0]!.get(g.id) ?? zeroSums();
+      const cur = by[0].get(g.id) ?? zeroSums();
       const withPending = { ...cur, answers: cur.answers + (pending.get(g.id) ?? 0) };
       return {
         id: g.id === NO_GROUP ? ('none' as const) : g.id,
         name: g.name,
         prompts: g.prompts,
-        ...headline(withPending, res.previous ? (by[1]!.get(g.id) ?? zeroSums()) : null, info),
+        ...headline(withPending, res.previous ? (by[1].get(g.id) ?? zeroSums()) : null, info),
       };
     });
     return { context, items, next_cursor: null, truncated: false, total: items.length };
@@ -77,7 +77,10 @@ const promptItem = z
       .array(headlineSchema.extend({ engine: engineRefSchema }))
       .describe('Per AI engine: every configured engine in its configured order, then any other engine that answered in the window.'),
   })
-  .meta({ id: 'prompt_metrics', description: 'One prompt of the group at question grain, with its headline metrics over every engine and per engine.' });
+  .meta({
+    id: 'prompt_metrics',
+    description: 'One prompt of the group at question grain, with its headline metrics over every engine and per engine.',
+  });
 
 export const groupPromptListSchema = figureListOf(
   promptItem,
@@ -136,18 +139,18 @@ export const listGroupPrompts = defineRead({
     const totalPrompts = raw.total;
     const rows = raw.rows ?? [];
     const pending = new Map(Object.entries(raw.pending ?? {}));
-    const by = [new Map<string, Sums>(), new Map<string, Sums>()];
-    for (const r of rows) by[r.period]!.set(`${r.prompt_id}|${r.engine}`, sumsOf(r));
+    const by: [Map<string, Sums>, Map<string, Sums>] = [new Map(), new Map()];
+    for (const r of rows) ofPeriod(by, r.period).set(`${r.prompt_id}|${r.engine}`, sumsOf(r));
     const items = prompts.map((pr) => {
       const seen = new Set(info.engines);
-      for (const k of [...by[0]!.keys(), ...pending.keys()]) if (k.startsWith(`${pr.id}|`)) seen.add(k.slice(pr.id.length + 1));
+      for (const k of [...by[0].keys(), ...pending.keys()]) if (k.startsWith(`${pr.id}|`)) seen.add(k.slice(pr.id.length + 1));
       const keys = [...seen];
       let all = zeroSums();
       let allPrev = zeroSums();
       const engines = keys.map((engine) => {
         const k = `${pr.id}|${engine}`;
-        const cur = addSums(by[0]!.get(k) ?? zeroSums(), { answers: pending.get(k) ?? 0 });
-        const prev = by[1]!.get(k) ?? zeroSums();
+        const cur = addSums(by[0].get(k) ?? zeroSums(), { answers: pending.get(k) ?? 0 });
+        const prev = by[1].get(k) ?? zeroSums();
         all = addSums(all, cur);
         allPrev = addSums(allPrev, prev);
         return { engine: engineRef(info, engine), ...headline(cur, res.previous ? prev : null, info) };

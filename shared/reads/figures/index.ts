@@ -1,10 +1,10 @@
+import type { ReadDef } from '../types.js';
 import { listCompetitors } from './competitors.js';
 import { listEngines } from './engines.js';
 import { listGroupPrompts, listGroups } from './groups.js';
 import { getMetrics } from './metrics.js';
 import { listSources } from './sources.js';
 import { getMetricsTimeseries } from './timeseries.js';
-import type { ReadDef } from '../types.js';
 
 /** The figures family's part of the read table (reads 4-10). */
 export const figureReads: readonly ReadDef[] = [

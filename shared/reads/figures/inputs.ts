@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { analysisParam } from '../contracts/common.js';
-import { checkWindow, windowParams, WINDOW_NAMES } from '../windows.js';
+import { checkWindow, WINDOW_NAMES, windowParams } from '../windows.js';
 
 /** Window parameters of reads 4 and 6-10: every window, default last-run (docs/contract.md#the-fifteen-reads). */
 export const FIGURE_WINDOWS = WINDOW_NAMES;

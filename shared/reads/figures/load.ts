@@ -1,5 +1,6 @@
+import { InternalError } from '../../errors.js';
 import { type ReadContext, scopedAnalysis } from '../types.js';
-import { spanDays, windowSpec, type WindowName } from '../windows.js';
+import { spanDays, type WindowName, windowSpec } from '../windows.js';
 import type { FigureContext, Headline } from './contracts.js';
 import { meanFigure, rateFigure } from './stats.js';
 
@@ -19,12 +20,33 @@ export interface Sums {
 }
 
 export const MEASURES = [
-  'answers', 'extracted', 'mentioned', 'tracked_mentions', 'brand_mentions', 'position_sum', 'position_n',
-  'sentiment_sum', 'sentiment_n', 'citations', 'owned_citations',
+  'answers',
+  'extracted',
+  'mentioned',
+  'tracked_mentions',
+  'brand_mentions',
+  'position_sum',
+  'position_n',
+  'sentiment_sum',
+  'sentiment_n',
+  'citations',
+  'owned_citations',
 ] as const;
 
 export function zeroSums(): Sums {
-  return { answers: 0, extracted: 0, mentioned: 0, tracked_mentions: 0, brand_mentions: 0, position_sum: 0, position_n: 0, sentiment_sum: 0, sentiment_n: 0, citations: 0, owned_citations: 0 };
+  return {
+    answers: 0,
+    extracted: 0,
+    mentioned: 0,
+    tracked_mentions: 0,
+    brand_mentions: 0,
+    position_sum: 0,
+    position_n: 0,
+    sentiment_sum: 0,
+    sentiment_n: 0,
+    citations: 0,
+    owned_citations: 0,
+  };
 }
 
 export function addSums(a: Sums, b: Partial<Sums>): Sums {
@@ -95,7 +117,16 @@ export interface CommonJson {
   window: WindowJson;
   info: { owned_domains: string[]; engines: string[]; brand: string; engine_names: Record<string, string> | null } | null;
   engines: Array<{ period: number; engine: string; expected: number; collected: number; failed: number } & Sums> | null;
-  unfinished: Array<{ period: number; id: string; state: string; engine: string; expected: number; collected: number; extracted: number; failed: number }> | null;
+  unfinished: Array<{
+    period: number;
+    id: string;
+    state: string;
+    engine: string;
+    expected: number;
+    collected: number;
+    extracted: number;
+    failed: number;
+  }> | null;
   measured_at: string | null;
   recipes: string[];
 }
@@ -130,9 +161,17 @@ export async function callFigures<R extends { common: CommonJson }>(
   extra: Array<{ value: unknown; type: string }> = [],
 ): Promise<R> {
   const spec = windowSpec(input, defaultWindow);
-  const args = [scopedAnalysis(ctx).id, spec.kind === 'named' ? spec.name : null, spec.kind === 'custom' ? spec.from : null, spec.kind === 'custom' ? spec.to : null];
+  const args = [
+    scopedAnalysis(ctx).id,
+    spec.kind === 'named' ? spec.name : null,
+    spec.kind === 'custom' ? spec.from : null,
+    spec.kind === 'custom' ? spec.to : null,
+  ];
   const casts = extra.map((e, i) => `, $${args.length + i + 1}::${e.type}`).join('');
-  const [row] = await ctx.db.query<{ r: R }>(`SELECT ${fn}($1::uuid, $2::text, $3::date, $4::date${casts}) AS r`, [...args, ...extra.map((e) => e.value)]);
+  const [row] = await ctx.db.query<{ r: R }>(`SELECT ${fn}($1::uuid, $2::text, $3::date, $4::date${casts}) AS r`, [
+    ...args,
+    ...extra.map((e) => e.value),
+  ]);
   if (!row) throw new Error(`${fn} returned no row`);
   return row.r;
 }
@@ -243,7 +282,12 @@ export function engineOrder(info: AnalysisInfo) {
 export function headline(cur: Sums, prev: Sums | null, info: AnalysisInfo): Headline {
   const owned = info.ownedDomains.length > 0;
   const sourceReason = !owned ? 'no_owned_domains' : cur.extracted === 0 ? 'not_measured' : cur.citations === 0 ? 'no_citations' : null;
-  const source = rateFigure(cur.owned_citations, cur.citations, owned && prev ? { k: prev.owned_citations, n: prev.citations } : null, owned);
+  const source = rateFigure(
+    cur.owned_citations,
+    cur.citations,
+    owned && prev ? { k: prev.owned_citations, n: prev.citations } : null,
+    owned,
+  );
   return {
     answers: cur.answers,
     extracted_answers: cur.extracted,
@@ -260,4 +304,10 @@ export function total(map: Map<string, Sums>): Sums {
   let s = zeroSums();
   for (const v of map.values()) s = addSums(s, v);
   return s;
+}
+
+/** A row's map in a per-period pair: period 0 is the window, 1 its comparison (the only ones a figure function returns). */
+export function ofPeriod<T>(pair: [T, T], period: number): T {
+  if (period === 0 || period === 1) return pair[period];
+  throw new InternalError(new Error(`a figure function returned a row of period ${period}; periods are 0 and 1`));
 }

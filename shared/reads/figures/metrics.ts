@@ -1,8 +1,8 @@
 import * as z from 'zod';
+import { defineRead } from '../types.js';
 import { contextSchema, headlineSchema } from './contracts.js';
 import { figureInput } from './inputs.js';
-import { callFigures, headline, loadCommon, total, type CommonJson } from './load.js';
-import { defineRead } from '../types.js';
+import { type CommonJson, callFigures, headline, loadCommon, total } from './load.js';
 
 export const metricsSchema = z
   .object({ context: contextSchema, metrics: headlineSchema })

@@ -1,18 +1,23 @@
 import * as z from 'zod';
 import { analysisParam, limitParam, untrustedText } from '../contracts/common.js';
+import { defineRead } from '../types.js';
+import { checkWindow } from '../windows.js';
 import { figureListOf, rateSchema } from './contracts.js';
 import { figureWindow } from './inputs.js';
-import { callFigures, loadCommon, total, type CommonJson } from './load.js';
+import { type CommonJson, callFigures, loadCommon, total } from './load.js';
 import { rateFigure } from './stats.js';
-import { checkWindow } from '../windows.js';
-import { defineRead } from '../types.js';
 
 const sourceItem = z
   .object({
     domain: untrustedText('the cited domain, as extracted (exact host, e.g. blog.acme.com).'),
     owned: z.boolean().describe('True when the domain is one of the analysis’s owned_domains (exact match, current configuration).'),
     rank: z.number().int().min(1).describe('Rank by citations over the window, 1 = most cited; ties share a rank (1, 2, 2, 4).'),
-    previous_rank: z.number().int().min(1).nullable().describe('Rank in the comparison period; null without comparison or when not cited then.'),
+    previous_rank: z
+      .number()
+      .int()
+      .min(1)
+      .nullable()
+      .describe('Rank in the comparison period; null without comparison or when not cited then.'),
     citations: z.number().int().min(1).describe('Citations of this domain in extracted answers of the window. Integer ≥ 1.'),
     answers: z.number().int().min(1).describe('Extracted answers citing this domain at least once. Integer ≥ 1.'),
     share: rateSchema('Share of sources: this domain’s citations over all citations in the window, 0..1.'),
@@ -40,12 +45,10 @@ export const listSources = defineRead({
   output: sourceListSchema,
   errors: ['analysis_not_found', 'invalid_request'],
   run: async (ctx, input) => {
-    const raw = await callFigures<{ common: CommonJson; domains: Array<{ period: number; domain: string; citations: number; answers: number }> | null }>(
-      ctx,
-      'api_fig_sources',
-      input,
-      'last-run',
-    );
+    const raw = await callFigures<{
+      common: CommonJson;
+      domains: Array<{ period: number; domain: string; citations: number; answers: number }> | null;
+    }>(ctx, 'api_fig_sources', input, 'last-run');
     const { context, engines, res, info } = loadCommon(raw.common);
     const rows = raw.domains ?? [];
     const hasPrev = res.previous !== null;
@@ -55,7 +58,7 @@ export const listSources = defineRead({
     const prevRankList = ranks(prev.map((x) => x.citations));
     const prevRanks = new Map(prev.map((r, i) => [r.domain, prevRankList[i] as number]));
     const curRanks = ranks(cur.map((r) => r.citations));
-    const all = [total(engines[0]).citations, total(engines[1]).citations];
+    const all: [number, number] = [total(engines[0]).citations, total(engines[1]).citations];
     const owned = new Set(info.ownedDomains);
     const items = cur.slice(0, input.limit).map((r, i) => ({
       domain: r.domain,
@@ -64,7 +67,7 @@ export const listSources = defineRead({
       previous_rank: hasPrev ? (prevRanks.get(r.domain) ?? null) : null,
       citations: r.citations,
       answers: r.answers,
-      share: rateFigure(r.citations, all[0]!, hasPrev ? { k: prevBy.get(r.domain)?.citations ?? 0, n: all[1]! } : null),
+      share: rateFigure(r.citations, all[0], hasPrev ? { k: prevBy.get(r.domain)?.citations ?? 0, n: all[1] } : null),
     }));
     return { context, items, next_cursor: null, truncated: cur.length > input.limit, total: cur.length };
   },

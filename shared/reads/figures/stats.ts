@@ -57,7 +57,8 @@ export interface RateFigure extends RateValue {
 export function rateFigure(k: number, n: number, prev: { k: number; n: number } | null, measured = true): RateFigure {
   const cur = measured ? rate(k, n) : { value: null, numerator: k, denominator: n, ci95: null };
   const previous = prev ? rate(prev.k, prev.n) : null;
-  const delta = previous && cur.value !== null && previous.value !== null && n > 0 && prev && prev.n > 0 ? round(k / n - prev.k / prev.n) : null;
+  const delta =
+    previous && cur.value !== null && previous.value !== null && n > 0 && prev && prev.n > 0 ? round(k / n - prev.k / prev.n) : null;
   return { ...cur, previous, delta, significant: previous ? disjoint(cur.ci95, previous.ci95) : null };
 }
 

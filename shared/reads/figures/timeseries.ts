@@ -1,12 +1,12 @@
 import * as z from 'zod';
-import { analysisParam, day, uuid } from '../contracts/common.js';
-import { contextSchema, dayMean, dayRate, daySourceShare, headlineSchema } from './contracts.js';
-import { callFigures, headline, loadCommon, sumsOf, total, type CommonJson, type Sums } from './load.js';
-import { mean, round } from './stats.js';
 import { InvalidRequest } from '../../errors.js';
-import { checkWindow, daysFrom, spanDays, windowParams } from '../windows.js';
+import { analysisParam, day, uuid } from '../contracts/common.js';
 import { ASSISTANT_RESULT_BYTES, roughly } from '../contracts/result-size.js';
 import { defineRead } from '../types.js';
+import { checkWindow, daysFrom, spanDays, windowParams } from '../windows.js';
+import { contextSchema, dayMean, dayRate, daySourceShare, headlineSchema } from './contracts.js';
+import { type CommonJson, callFigures, headline, loadCommon, type Sums, sumsOf, total } from './load.js';
+import { mean, round } from './stats.js';
 
 const SERIES_WINDOWS = ['7d', '14d', '30d', '90d', 'all'] as const;
 
@@ -50,10 +50,14 @@ const point = z.discriminatedUnion('state', [ranPoint, noRunPoint]);
 export const timeseriesSchema = z
   .object({
     context: contextSchema,
-    summary: headlineSchema.describe('Headline metrics over the whole window, with the comparison period, intervals and significance (as the metrics read).'),
+    summary: headlineSchema.describe(
+      'Headline metrics over the whole window, with the comparison period, intervals and significance (as the metrics read).',
+    ),
     points: z
       .array(point)
-      .describe('One point per UTC day of the window, oldest first; days without a run are {day, state: no_run}. Compare neighbouring points, or see summary.'),
+      .describe(
+        'One point per UTC day of the window, oldest first; days without a run are {day, state: no_run}. Compare neighbouring points, or see summary.',
+      ),
   })
   .meta({ id: 'timeseries', description: 'Daily series of the headline metrics; a day with two runs yields its latest run.' });
 
@@ -64,8 +68,20 @@ function pointRateOf(k: number, n: number, measured = true) {
   return { value: measured && n > 0 ? round(k / n) : null, numerator: k, denominator: n };
 }
 
-function ranPointOf(dayText: string, state: 'measured' | 'extraction_late' | 'extraction_failed', runId: string, sums: Sums, ownedDomains: boolean): Point {
-  const sourceReason = !ownedDomains ? 'no_owned_domains' : sums.extracted === 0 ? 'not_measured' : sums.citations === 0 ? 'no_citations' : null;
+function ranPointOf(
+  dayText: string,
+  state: 'measured' | 'extraction_late' | 'extraction_failed',
+  runId: string,
+  sums: Sums,
+  ownedDomains: boolean,
+): Point {
+  const sourceReason = !ownedDomains
+    ? 'no_owned_domains'
+    : sums.extracted === 0
+      ? 'not_measured'
+      : sums.citations === 0
+        ? 'no_citations'
+        : null;
   return {
     day: dayText,
     state,
