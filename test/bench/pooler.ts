@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { ensureDebian } from '../support/debian.js';
+import { requireDebianBinary } from '../support/debian.js';
 
 const exec = promisify(execFile);
 
@@ -12,9 +12,9 @@ const exec = promisify(execFile);
  * functions. A fresh function process then borrows a server connection that earlier processes warmed
  * (catalog caches loaded, the api_* functions compiled and their plans cached), as a cold Lambda borrows
  * one of the proxy's, instead of starting a backend of its own as a direct connection does. Debian's
- * pgbouncer, installed where missing (scripts/ensure-debian.sh); it refuses to run as root, so it runs
- * as `postgres`. Clients must not send statement_timeout in their startup packet (as behind RDS Proxy:
- * DB_SEND_STATEMENT_TIMEOUT=false).
+ * pgbouncer, which the bench does not install: missing, it stops with the command that does
+ * (scripts/install-debian-packages.sh); it refuses to run as root, so it runs as `postgres`. Clients must
+ * not send statement_timeout in their startup packet (as behind RDS Proxy: DB_SEND_STATEMENT_TIMEOUT=false).
  */
 export interface Pooler {
   /** `url` (a connection string to the server) rewritten to go through the pooler. */
@@ -31,7 +31,7 @@ async function asPostgres(cmd: string, args: string[]): Promise<string> {
 }
 
 export async function startPooler(server: URL): Promise<Pooler> {
-  const bin = await ensureDebian('/usr/sbin/pgbouncer', 'pgbouncer', 'the cold-start bench');
+  const bin = requireDebianBinary('/usr/sbin/pgbouncer', 'pgbouncer', 'the cold-start bench (npm run bench bundles)');
   await mkdir(DIR, { recursive: true });
   if (process.getuid?.() === 0) await exec('chown', ['postgres', DIR]);
   await writeFile(`${DIR}/users.txt`, '"geo_reader" ""\n"postgres" ""\n');

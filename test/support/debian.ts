@@ -1,18 +1,30 @@
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
+import { accessSync, constants } from 'node:fs';
 
-/** A Debian package's binary, installed with scripts/ensure-debian.sh where missing; `why` goes in the error. */
-export function ensureDebian(binary: string, pkg: string, why: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', [join(import.meta.dirname, '..', '..', 'scripts', 'ensure-debian.sh'), binary, pkg], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    child.on('exit', (code) =>
-      code === 0
-        ? resolve(out.trim().split('\n').pop() as string)
-        : reject(new Error(`${why} needs Debian's ${pkg}; scripts/ensure-debian.sh exited with ${code}:\n${err.slice(-2000)}`)),
-    );
-  });
+/**
+ * Debian packages some tests and the bench drive (chromium: the reference page test; pgbouncer: the
+ * cold-start bench). Nothing here installs them: `npm test` and `npm run bench` change nothing outside the
+ * repository. scripts/install-debian-packages.sh installs them all, as root; CI runs it before the tests.
+ */
+export const INSTALL_DEBIAN_PACKAGES = 'bash scripts/install-debian-packages.sh';
+
+/** The commands that install Debian's `pkg`, for a skip notice or an error. */
+export function debianInstallHint(pkg: string): string {
+  return `install it as root with \`apt-get install -y ${pkg}\` (or \`${INSTALL_DEBIAN_PACKAGES}\`: all that the tests and the bench use)`;
+}
+
+/** `binary` when it is installed and executable, else undefined: decide before `describe`, then skip with debianInstallHint. */
+export function findDebianBinary(binary: string): string | undefined {
+  try {
+    accessSync(binary, constants.X_OK);
+    return binary;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `binary`, or an error naming the install command when Debian's `pkg` is missing; `why` says what needs it. */
+export function requireDebianBinary(binary: string, pkg: string, why: string): string {
+  const found = findDebianBinary(binary);
+  if (found) return found;
+  throw new Error(`${why} needs Debian's ${pkg} (${binary}), which is not installed: ${debianInstallHint(pkg)}.`);
 }
