@@ -1,7 +1,15 @@
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import pg from 'pg';
 import { adminClientConfig } from '../scripts/admin-connection.js';
-import { ADMIN_USAGE, AdminUsageError, parseAdminArgs, refusalOf, runAdminCommand, type AdminOutcome, type ParsedAdminCommand } from '../shared/admin/commands.js';
+import {
+  ADMIN_USAGE,
+  type AdminOutcome,
+  AdminUsageError,
+  type ParsedAdminCommand,
+  parseAdminArgs,
+  refusalOf,
+  runAdminCommand,
+} from '../shared/admin/commands.js';
 
 /**
  * `npm run admin -- <command>` (and `npm run keys -- <key command>`). Two ways to the store, same commands:
@@ -29,7 +37,10 @@ interface FunctionResponse {
 }
 
 class Refused extends Error {
-  constructor(readonly code: string, message: string) {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -37,7 +48,9 @@ class Refused extends Error {
 async function viaFunction(name: string, parsed: ParsedAdminCommand): Promise<AdminOutcome> {
   const client = new LambdaClient({});
   try {
-    const out = await client.send(new InvokeCommand({ FunctionName: name, Payload: new TextEncoder().encode(JSON.stringify({ admin: parsed.argv })) }));
+    const out = await client.send(
+      new InvokeCommand({ FunctionName: name, Payload: new TextEncoder().encode(JSON.stringify({ admin: parsed.argv })) }),
+    );
     const body = JSON.parse(new TextDecoder().decode(out.Payload ?? new Uint8Array())) as FunctionResponse;
     if (out.FunctionError) throw new Error(`the function failed: ${body.errorMessage ?? out.FunctionError}`);
     if (body.ok === false && body.error) throw new Refused(body.error.code, body.error.message);

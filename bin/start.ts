@@ -2,8 +2,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { startApi, localConfig } from '../test/harness/stack.js';
 import { serveDocs } from '../scripts/openapi/docs-page.js';
+import { localConfig, startApi } from '../test/harness/stack.js';
 import { createBudgetTable, startBudgetStore, startStore } from '../test/harness/stores.js';
 
 /**

@@ -18,14 +18,20 @@ const createDatabase = z
     minCapacity: z.number().min(0).max(256).default(0),
     maxCapacity: z.number().min(1).max(256).default(4),
     /** Aurora PostgreSQL version; pausing at 0 ACU needs 13.15, 14.12, 15.7, 16.3, 17.4 or later. */
-    engineVersion: z.string().regex(/^1[3-9]\.\d+$/).default('17.6'),
+    engineVersion: z
+      .string()
+      .regex(/^1[3-9]\.\d+$/)
+      .default('17.6'),
     /** Idle time before a 0-ACU cluster pauses (Aurora accepts 5 minutes to 24 hours). */
     autoPauseMinutes: z.number().int().min(5).max(1440).default(10),
     deletionProtection: z.boolean().default(true),
     backupRetentionDays: z.number().int().min(1).max(35).default(7),
     /** Rotate the admin secret on this schedule; the service itself never uses that secret. */
     adminSecretRotationDays: z.number().int().min(1).max(365).default(30),
-    vpcCidr: z.string().regex(/^\d+\.\d+\.\d+\.\d+\/\d+$/).default('10.40.0.0/16'),
+    vpcCidr: z
+      .string()
+      .regex(/^\d+\.\d+\.\d+\.\d+\/\d+$/)
+      .default('10.40.0.0/16'),
   })
   .strict()
   .refine((d) => d.minCapacity <= d.maxCapacity, { message: 'minCapacity must not exceed maxCapacity' });
@@ -116,28 +122,42 @@ const timeouts = z
   .superRefine((t, ctx) => {
     const { total, terms } = worstCallMs(t);
     if (total > t.lambdaSeconds * 1000) {
-      const sum = Object.entries(terms).map(([k, v]) => `${k} ${v}`).join(' + ');
+      const sum = Object.entries(terms)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(' + ');
       ctx.addIssue({
         code: 'custom',
         message: `the worst call (${sum} = ${total} ms) must fit in lambdaSeconds (${t.lambdaSeconds * 1000} ms)`,
       });
     }
     if (t.lambdaSeconds >= t.integrationSeconds) {
-      ctx.addIssue({ code: 'custom', message: `lambdaSeconds (${t.lambdaSeconds}) must be below integrationSeconds (${t.integrationSeconds})` });
+      ctx.addIssue({
+        code: 'custom',
+        message: `lambdaSeconds (${t.lambdaSeconds}) must be below integrationSeconds (${t.integrationSeconds})`,
+      });
     }
   });
 
 export const stageConfigSchema = z
   .object({
-    account: z.string().regex(/^\d{12}$/).optional(),
-    region: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/).optional(),
+    account: z
+      .string()
+      .regex(/^\d{12}$/)
+      .optional(),
+    region: z
+      .string()
+      .regex(/^[a-z]{2}(-[a-z]+)+-\d$/)
+      .optional(),
     /**
      * Two zones of the region for a VPC this app creates. Absent: the zones the account really has in the
      * region, looked up by the CDK CLI on the first synth with credentials and kept in cdk.context.json
      * (commit it: the subnets must not move between deployments). `<region>a`/`b` is not assumed: it does
      * not exist in every account.
      */
-    availabilityZones: z.array(z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d[a-z]$/)).length(2).optional(),
+    availabilityZones: z
+      .array(z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d[a-z]$/))
+      .length(2)
+      .optional(),
     api: z
       .object({
         /** The switch: false makes every route answer 503 api_disabled, by configuration only. */
@@ -177,7 +197,10 @@ export const stageConfigSchema = z
      */
     bastion: z.boolean().default(false),
     /** Name of the database inside the cluster. */
-    databaseName: z.string().regex(/^[a-z_][a-z0-9_]*$/).default('geo'),
+    databaseName: z
+      .string()
+      .regex(/^[a-z_][a-z0-9_]*$/)
+      .default('geo'),
     logRetentionDays: z
       .number()
       .int()
@@ -241,7 +264,9 @@ export function loadStageConfig(ctx: ContextReader): StageConfig {
   if (raw === undefined) throw new Error(`no configuration for stage "${stageName}" in context "stages"`);
   const parsed = stageConfigSchema.safeParse(raw);
   if (!parsed.success) {
-    throw new Error(`invalid configuration for stage "${stageName}": ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    throw new Error(
+      `invalid configuration for stage "${stageName}": ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    );
   }
   const config: StageConfig = { ...parsed.data, stageName };
   const apiEnabled = ctx.tryGetContext('apiEnabled');

@@ -1,7 +1,7 @@
-import { Tags, Validations, type App } from 'aws-cdk-lib';
+import { type App, Tags, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { ReadDef } from '../shared/reads/types.js';
-import { loadStageConfig, shouldBundle, type StageConfig } from './config.js';
+import { loadStageConfig, type StageConfig, shouldBundle } from './config.js';
 import { StatefulStack } from './stateful-stack.js';
 import { StatelessStack } from './stateless-stack.js';
 

@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
@@ -80,7 +80,8 @@ export class StatefulStack extends Stack {
     // The dimension of the proxy's CloudWatch metrics (docs/operating.md#what-to-watch-on-the-first-deployment).
     new CfnOutput(this, 'ProxyName', { value: this.store.proxy.dbProxyName });
     new CfnOutput(this, 'ClusterEndpoint', { value: this.store.cluster.clusterEndpoint.hostname });
-    // The dimension of the writer's metrics, ServerlessDatabaseCapacity among them (docs/operating.md#what-to-watch-on-the-first-deployment).
+    // The dimension of the writer's metrics, ServerlessDatabaseCapacity among them
+    // (docs/operating.md#what-to-watch-on-the-first-deployment).
     if (this.store.writerInstanceId) new CfnOutput(this, 'WriterInstanceId', { value: this.store.writerInstanceId });
     new CfnOutput(this, 'AdminSecretArn', { value: this.store.adminSecret.secretArn });
     new CfnOutput(this, 'BudgetTableName', { value: this.budget.table.tableName });

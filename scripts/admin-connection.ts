@@ -1,5 +1,5 @@
 import { checkServerIdentity } from 'node:tls';
-import pg from 'pg';
+import type pg from 'pg';
 import { parseIntoClientConfig } from 'pg-connection-string';
 
 /**

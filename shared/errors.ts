@@ -62,7 +62,8 @@ export class KeyRevoked extends ApiError {
   }
 
   override headers(): Record<string, string> {
-    const hint = 'this API key is revoked, expired, or its creator lost access to the workspace; create a new key (API keys only, no OAuth)';
+    const hint =
+      'this API key is revoked, expired, or its creator lost access to the workspace; create a new key (API keys only, no OAuth)';
     return { ...super.headers(), 'www-authenticate': bearerChallenge(this.code, hint) };
   }
 }
@@ -117,7 +118,9 @@ export class OriginNotAllowed extends ApiError {
   readonly status = 403;
   readonly code = 'origin_not_allowed';
   constructor() {
-    super('Requests from this web origin are not allowed on the MCP endpoint. Call it from a server or a local client, or ask for the origin to be allowed.');
+    super(
+      'Requests from this web origin are not allowed on the MCP endpoint. Call it from a server or a local client, or ask for the origin to be allowed.',
+    );
   }
 }
 

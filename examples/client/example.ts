@@ -14,7 +14,9 @@ const client = createClient<paths>({ baseUrl, headers: { Authorization: `Bearer 
 async function main(): Promise<void> {
   const me = await client.GET('/me');
   if (me.error) throw new Error(`${me.error.error.code}: ${me.error.error.message}`);
-  console.log(`key ${me.data.key.prefix}… of ${me.data.workspace.name}: ${me.data.rate_limit.remaining}/${me.data.rate_limit.per_minute} calls left`);
+  console.log(
+    `key ${me.data.key.prefix}… of ${me.data.workspace.name}: ${me.data.rate_limit.remaining}/${me.data.rate_limit.per_minute} calls left`,
+  );
 
   const page = await client.GET('/analyses', { params: { query: { limit: 10 } } });
   if (page.error) throw new Error(page.error.error.code);
@@ -25,9 +27,13 @@ async function main(): Promise<void> {
   // The error codes are typed per status: here a union of the codes the document lists for this read.
   if (analysis.error) throw new Error(analysis.error.error.code);
   const run = analysis.data.latest_run;
-  console.log(`${analysis.data.name} tracks ${analysis.data.brand.name} on ${analysis.data.engines.length} engines; latest run: ${run ? run.state : 'none'}`);
+  console.log(
+    `${analysis.data.name} tracks ${analysis.data.brand.name} on ${analysis.data.engines.length} engines; latest run: ${run ? run.state : 'none'}`,
+  );
 
-  const metrics = await client.GET('/analyses/{analysis}/metrics', { params: { path: { analysis: first.slug }, query: { window: '30d' } } });
+  const metrics = await client.GET('/analyses/{analysis}/metrics', {
+    params: { path: { analysis: first.slug }, query: { window: '30d' } },
+  });
   if (metrics.error) throw new Error(metrics.error.error.code);
   console.log(JSON.stringify(metrics.data, null, 2));
 }

@@ -89,7 +89,8 @@ export class MeasurementStore extends Construct {
       if (!database.deletionProtection) {
         Validations.of(cluster).acknowledge({
           id: 'AwsSolutions-RDS10',
-          reason: 'Deletion protection is switched off by this stage configuration (database.deletionProtection=false): a disposable stage. Production stages keep it on.',
+          reason:
+            'Deletion protection is switched off by this stage configuration (database.deletionProtection=false): a disposable stage. Production stages keep it on.',
         });
       }
       const rotation = cluster.addRotationSingleUser({

@@ -49,7 +49,8 @@ export class Network extends Construct {
       });
       Validations.of(this.vpc).acknowledge({
         id: 'CloudFormation-Validate::W3010',
-        reason: 'Zone names are resolved at synth (stage configuration, or the account lookup kept in cdk.context.json) so the subnets never move between deployments.',
+        reason:
+          'Zone names are resolved at synth (stage configuration, or the account lookup kept in cdk.context.json) so the subnets never move between deployments.',
       });
       this.owned = true;
       this.createsEndpoints = true;

@@ -8,8 +8,8 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { BASE_PATH } from '../../shared/http/paths.js';
-import type { ReadDef } from '../../shared/reads/types.js';
 import { DEFAULT_TARGET, type Target } from '../../shared/http/routes.js';
+import type { ReadDef } from '../../shared/reads/types.js';
 
 /** Every function behind the gateway (shared/http/routes.ts): the read families, mcp and openapi. */
 export type RouteTarget = Target;
@@ -105,8 +105,8 @@ export class ReadApi extends Construct {
 
     // Acknowledged on the API, so it covers each of its routes.
     Validations.of(this.api).acknowledge({
-        id: 'AwsSolutions-APIG4',
-        reason:
+      id: 'AwsSolutions-APIG4',
+      reason:
         'Authorization is the API key (Bearer geo_live_...) checked by the function itself, which must also answer the per-key budget and the 401/403 bodies of the contract; /openapi.json is public by design.',
     });
   }

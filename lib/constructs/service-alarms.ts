@@ -19,7 +19,10 @@ export const LOGGED_ERROR_METRICS = {
 
 /** Matches the one request log line of a call that ended with this error code (shared/middleware/envelope.ts). */
 export function requestLineWith(code: string): logs.IFilterPattern {
-  return logs.FilterPattern.all(logs.FilterPattern.stringValue('$.message', '=', 'request'), logs.FilterPattern.stringValue('$.error_code', '=', code));
+  return logs.FilterPattern.all(
+    logs.FilterPattern.stringValue('$.message', '=', 'request'),
+    logs.FilterPattern.stringValue('$.error_code', '=', code),
+  );
 }
 
 export interface ServiceAlarmsProps {
@@ -54,8 +57,7 @@ export class ServiceAlarms extends Construct {
         });
       }
     }
-    const logged = (metricName: string) =>
-      new cloudwatch.Metric({ namespace: props.namespace, metricName, statistic: 'Sum', period });
+    const logged = (metricName: string) => new cloudwatch.Metric({ namespace: props.namespace, metricName, statistic: 'Sum', period });
 
     const requests = props.stage.metricCount({ statistic: 'Sum', period });
     const serverErrors = props.stage.metricServerError({ statistic: 'Sum', period });
@@ -80,7 +82,12 @@ export class ServiceAlarms extends Construct {
       ],
       ['LatencyP95', props.stage.metricLatency({ statistic: 'p95', period }), t.p95LatencyMs, 'p95 latency above the threshold (ms)'],
       ['Throttles', throttles, t.throttles, 'Lambda throttled invocations'],
-      ['BudgetStoreErrors', logged(LOGGED_ERROR_METRICS.rate_limit_unavailable), t.budgetStoreErrors, 'Calls refused with 503 rate_limit_unavailable'],
+      [
+        'BudgetStoreErrors',
+        logged(LOGGED_ERROR_METRICS.rate_limit_unavailable),
+        t.budgetStoreErrors,
+        'Calls refused with 503 rate_limit_unavailable',
+      ],
       ['UpstreamTimeouts', logged(LOGGED_ERROR_METRICS.upstream_timeout), t.upstreamTimeouts, 'Calls answered 503 upstream_timeout'],
     ];
     for (const [name, metric, threshold, description] of defs) {
@@ -111,7 +118,14 @@ export class ServiceAlarms extends Construct {
           resources: ['*'],
           conditions: {
             StringEquals: { 'aws:SourceAccount': stack.account },
-            ArnLike: { 'aws:SourceArn': stack.formatArn({ service: 'cloudwatch', resource: 'alarm', resourceName: '*', arnFormat: ArnFormat.COLON_RESOURCE_NAME }) },
+            ArnLike: {
+              'aws:SourceArn': stack.formatArn({
+                service: 'cloudwatch',
+                resource: 'alarm',
+                resourceName: '*',
+                arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+              }),
+            },
           },
         }),
       );

@@ -11,7 +11,8 @@ const cfg = localConfig(process.env.LOAD_READER_URL as string, process.env.LOAD_
   DB_POOL_MAX: process.env.DB_POOL_MAX ?? '8',
 });
 const api = await startApi(cfg, Number(process.env.LOAD_PORT ?? 0));
-const report = (extra: Record<string, unknown> = {}) => process.stdout.write(`${JSON.stringify({ pid: process.pid, url: api.url, rss: process.memoryUsage().rss, ...extra })}\n`);
+const report = (extra: Record<string, unknown> = {}) =>
+  process.stdout.write(`${JSON.stringify({ pid: process.pid, url: api.url, rss: process.memoryUsage().rss, ...extra })}\n`);
 report({ ready: true });
 const timer = setInterval(() => report(), 1000);
 const stop = async () => {

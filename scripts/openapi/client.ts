@@ -1,5 +1,5 @@
-import openapiTS, { astToString } from 'openapi-typescript';
 import type { OpenAPI3 } from 'openapi-typescript';
+import openapiTS, { astToString } from 'openapi-typescript';
 
 /** Where the client types generated from the document live (committed, type-checked with the project). */
 export const CLIENT_TYPES_FILE = 'examples/client/schema.d.ts';

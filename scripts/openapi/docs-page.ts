@@ -1,11 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { setPriority } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import type { LocalPage, LocalPages } from '../../test/harness/adapter.js';
 import { OPENAPI_FILE } from '../../shared/http/serialize-openapi.js';
+import type { LocalPage, LocalPages } from '../../test/harness/adapter.js';
 
 /**
  * The human reference page (`npm run docs`, served by `npm start` at /docs): Redoc, as Redocly CLI's
@@ -164,7 +164,15 @@ export function serveDocs(root: string, opts: { out?: string; force?: boolean } 
       };
     }
     if (failure) return text(500, `The reference page could not be built (${failure}). \`npm run docs\` shows why.\n`);
-    return text(503, 'The reference page is being built from openapi/openapi.json (a few seconds). Reload shortly.\n', { 'retry-after': '5' });
+    return text(503, 'The reference page is being built from openapi/openapi.json (a few seconds). Reload shortly.\n', {
+      'retry-after': '5',
+    });
   };
-  return { pages: { '/docs': page, '/docs/': page }, ready, close: () => running.forEach((child) => child.kill()) };
+  return {
+    pages: { '/docs': page, '/docs/': page },
+    ready,
+    close: () => {
+      for (const child of running) child.kill();
+    },
+  };
 }

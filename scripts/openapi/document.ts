@@ -1,10 +1,10 @@
 import * as z from 'zod';
-import { errorSchema } from './error-contract.js';
 import { AUTH_REALM } from '../../shared/errors.js';
-import { closeReferences, convert, shareParts, type JsonSchema } from '../../shared/reads/contracts/json-schema.js';
-import { reads as table } from '../../shared/reads/registry.js';
-import { isScoped, pathParams, type Family, type ReadDef } from '../../shared/reads/types.js';
 import { BASE_PATH } from '../../shared/http/paths.js';
+import { closeReferences, convert, type JsonSchema, shareParts } from '../../shared/reads/contracts/json-schema.js';
+import { reads as table } from '../../shared/reads/registry.js';
+import { type Family, isScoped, pathParams, type ReadDef } from '../../shared/reads/types.js';
+import { errorSchema } from './error-contract.js';
 import { COMMON_CODES, errorCode } from './errors.js';
 
 /**
@@ -20,7 +20,11 @@ export type OpenApiDocument = Record<string, unknown> & { paths: Record<string, 
 type Operation = Record<string, unknown> & { responses: Record<string, ResponseObject | { $ref: string }> };
 type MediaType = { schema: JsonSchema; examples?: Record<string, { $ref: string }> };
 type ExampleObject = { summary: string; value: unknown };
-type ResponseObject = Record<string, unknown> & { description: string; headers?: Record<string, unknown>; content?: Record<string, MediaType> };
+type ResponseObject = Record<string, unknown> & {
+  description: string;
+  headers?: Record<string, unknown>;
+  content?: Record<string, MediaType>;
+};
 interface Components {
   parameters?: Record<string, Record<string, unknown>>;
   schemas: Record<string, JsonSchema>;
@@ -84,7 +88,9 @@ const DESCRIPTION = `Read-only measurements of how AI engines mention a tracked 
 
 /** Response headers of docs/contract.md#response-headers, as zod so their schemas come out of the same converter. */
 const HEADER_SCHEMAS = {
-  'X-Request-Id': z.uuid().describe('Identifier of this request; equal to error.request_id in an error body. Quote it when reporting a problem.'),
+  'X-Request-Id': z
+    .uuid()
+    .describe('Identifier of this request; equal to error.request_id in an error body. Quote it when reporting a problem.'),
   'X-RateLimit-Limit': z.number().int().min(0).describe('Calls per minute allowed to the workspace (all its keys and MCP), from its plan.'),
   'X-RateLimit-Remaining': z.number().int().min(0).describe('Calls left in the current UTC minute, after this one.'),
   'X-RateLimit-Reset': z.number().int().min(0).max(60).describe('Seconds before the next available call; 0 while budget remains.'),
@@ -96,7 +102,10 @@ const HEADER_SCHEMAS = {
     .describe(
       `The Bearer challenge of RFC 6750: \`Bearer realm="${AUTH_REALM}", error="invalid_token", error_description="<code>: <what to do>"\`, the code being unauthorized or key_revoked. API keys only: there is no OAuth flow to start.`,
     ),
-  Allow: z.string().regex(/^[A-Z]+(, [A-Z]+)*$/).describe('The methods the path takes, e.g. `POST`.'),
+  Allow: z
+    .string()
+    .regex(/^[A-Z]+(, [A-Z]+)*$/)
+    .describe('The methods the path takes, e.g. `POST`.'),
 } as const;
 type HeaderName = keyof typeof HEADER_SCHEMAS;
 const BUDGET: HeaderName[] = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
@@ -187,7 +196,8 @@ function parameters(read: ReadDef): Array<Record<string, unknown>> {
   const properties = (root.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set((root.required ?? []) as string[]);
   const inPath = pathParams(read.path);
-  for (const name of inPath) if (!(name in properties)) throw new Error(`${read.name}: path parameter {${name}} is not in its input schema`);
+  for (const name of inPath)
+    if (!(name in properties)) throw new Error(`${read.name}: path parameter {${name}} is not in its input schema`);
   return Object.entries(properties).map(([name, prop]) => {
     const { description, ...schema } = prop;
     const where = inPath.includes(name) ? 'path' : 'query';
@@ -266,7 +276,8 @@ const jsonRpcReply = z
   })
   .meta({
     id: 'jsonrpc_response',
-    description: 'A JSON-RPC 2.0 response: `result`, or `error` for a protocol-level failure (a failing tool answers a result with isError: true).',
+    description:
+      'A JSON-RPC 2.0 response: `result`, or `error` for a protocol-level failure (a failing tool answers a result with isError: true).',
   });
 
 /**
@@ -414,7 +425,11 @@ export function buildOpenApi(list: readonly ReadDef[] = table, examples?: Exampl
   const parameters = shareParameters(paths);
   // Fields zod's .extend() copies are written once, in the part they come from (see shareParts).
   const shared = shareParts(schemas, SCHEMAS);
-  const sorted = Object.fromEntries(Object.keys(shared.defs).sort().map((k) => [k, shared.defs[k] as JsonSchema]));
+  const sorted = Object.fromEntries(
+    Object.keys(shared.defs)
+      .sort()
+      .map((k) => [k, shared.defs[k] as JsonSchema]),
+  );
   const families = [...new Set(list.map((r) => r.family))];
   return {
     openapi: OPENAPI_VERSION,
@@ -438,7 +453,15 @@ export function buildOpenApi(list: readonly ReadDef[] = table, examples?: Exampl
       },
       parameters,
       headers: headerComponents(),
-      responses: closeReferences(Object.fromEntries(Object.keys(responses).sort().map((k) => [k, responses[k] as ResponseObject])), shared.opened, SCHEMAS),
+      responses: closeReferences(
+        Object.fromEntries(
+          Object.keys(responses)
+            .sort()
+            .map((k) => [k, responses[k] as ResponseObject]),
+        ),
+        shared.opened,
+        SCHEMAS,
+      ),
       schemas: sorted,
       ...(examples ? { examples: parts.examples } : {}),
     },

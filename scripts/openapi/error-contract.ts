@@ -11,7 +11,10 @@ export function errorEnvelope(codes?: readonly [string, ...string[]]) {
       code: (codes ? z.enum(codes) : z.string()).describe('Stable code; client logic keys on it.'),
       message: z.string().describe('Fixed English text for humans; may be reworded, never match on it.'),
       request_id: uuid.describe('Equal to the X-Request-Id header of the same response; quote it when reporting a problem.'),
-      param: z.string().optional().describe('The offending parameter (query key, path parameter or tool argument); present on invalid_request when one is to blame.'),
+      param: z
+        .string()
+        .optional()
+        .describe('The offending parameter (query key, path parameter or tool argument); present on invalid_request when one is to blame.'),
     }),
   });
 }

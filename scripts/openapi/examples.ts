@@ -1,5 +1,5 @@
-import type { Examples } from './document.js';
 import type { DemoManifest } from '../../shared/admin/demo.js';
+import type { Examples } from './document.js';
 
 /**
  * The example of every operation in openapi/openapi.json: real answers of the API on the demo data, made
@@ -59,7 +59,11 @@ async function collect(get: Get, post: Post, m: DemoManifest): Promise<Examples>
   await show('get_analysis', `/analyses/${a}`, 'The demo analysis');
   await show('get_metrics', `/analyses/${a}/metrics`, 'The last collection, compared with the one before');
   // The window starts on a day without a collection: the day before the analysis's first one.
-  await show('get_metrics_timeseries', `/analyses/${a}/metrics/timeseries?from=${daysBefore(6)}&to=${daysBefore(5)}`, 'The first collection and the day before');
+  await show(
+    'get_metrics_timeseries',
+    `/analyses/${a}/metrics/timeseries?from=${daysBefore(6)}&to=${daysBefore(5)}`,
+    'The first collection and the day before',
+  );
   // The other figure reads over the whole history: no comparison period, so their rates are shorter to read.
   await show('list_engines', `/analyses/${a}/engines?window=all`, 'Per engine, whole history');
   await show('list_competitors', `/analyses/${a}/competitors?window=all`, 'Direct and indirect competitors, whole history');
@@ -76,7 +80,13 @@ async function collect(get: Get, post: Post, m: DemoManifest): Promise<Examples>
   let shown = false;
   for (const item of candidates.items as Array<{ id: string }>) {
     const answer = await get(`/analyses/${a}/answers/${item.id}`);
-    if (m.hostileAnswerIds.includes(item.id) || answer.extraction.state !== 'extracted' || answer.mentions.length === 0 || answer.citations.length === 0) continue;
+    if (
+      m.hostileAnswerIds.includes(item.id) ||
+      answer.extraction.state !== 'extracted' ||
+      answer.mentions.length === 0 ||
+      answer.citations.length === 0
+    )
+      continue;
     out.get_answer = { summary: `One answer with its mentions and citations: GET /analyses/${a}/answers/${item.id}`, value: answer };
     shown = true;
     break;

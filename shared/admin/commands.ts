@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { seedDemo } from './demo.js';
-import { KEY_SCOPES, KeyAdminError, createKey, listKeys, revokeKey, type KeyScope } from './keys.js';
-import type { Queryable } from '../store/queryable.js';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { isUuid } from '../formats.js';
+import type { Queryable } from '../store/queryable.js';
+import { seedDemo } from './demo.js';
+import { createKey, KEY_SCOPES, KeyAdminError, type KeyScope, listKeys, revokeKey } from './keys.js';
 
 /**
  * Administration of a standalone stage: the rows the product would otherwise write before anyone can call
@@ -88,7 +88,14 @@ function bool(value: string, flag: string): boolean {
 
 function table(rows: string[][]): string {
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
-  return rows.map((r) => r.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd()).join('\n');
+  return rows
+    .map((r) =>
+      r
+        .map((c, i) => c.padEnd(widths[i] ?? 0))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 const iso = (v: unknown): string => (v instanceof Date ? v : new Date(String(v))).toISOString();
@@ -119,7 +126,8 @@ const COMMANDS: Command[] = [
     options: { key: str, label: str, api: str, 'per-minute': str },
     async run(db, v) {
       const key = need(v, 'key');
-      if (!PLAN_KEY_RE.test(key)) throw new AdminError('invalid_input', '--key is lower-case letters, digits, - and _ (the technical plan identifier)');
+      if (!PLAN_KEY_RE.test(key))
+        throw new AdminError('invalid_input', '--key is lower-case letters, digits, - and _ (the technical plan identifier)');
       const label = text(need(v, 'label'), 'a plan label');
       const api = bool(need(v, 'api'), 'api');
       const perMinute = Number(need(v, 'per-minute'));
@@ -133,7 +141,10 @@ const COMMANDS: Command[] = [
         [key, label, api, perMinute],
       );
       const result = { key, label, api_access: api, calls_per_minute: perMinute, created: rows[0]?.created ?? false };
-      return { result, text: `${result.created ? 'Created' : 'Updated'} plan ${key} (${label}): API ${api ? 'included' : 'excluded'}, ${perMinute} calls per minute.` };
+      return {
+        result,
+        text: `${result.created ? 'Created' : 'Updated'} plan ${key} (${label}): API ${api ? 'included' : 'excluded'}, ${perMinute} calls per minute.`,
+      };
     },
   },
   {
@@ -147,7 +158,10 @@ const COMMANDS: Command[] = [
       if (rows.length === 0) return { result: rows, text: 'No plans.' };
       return {
         result: rows,
-        text: table([['KEY', 'LABEL', 'API', 'PER MINUTE'], ...rows.map((r) => [r.key, r.label, r.api_access ? 'yes' : 'no', String(r.calls_per_minute)])]),
+        text: table([
+          ['KEY', 'LABEL', 'API', 'PER MINUTE'],
+          ...rows.map((r) => [r.key, r.label, r.api_access ? 'yes' : 'no', String(r.calls_per_minute)]),
+        ]),
       };
     },
   },
@@ -196,7 +210,10 @@ const COMMANDS: Command[] = [
       if (rows.length === 0) return { result: rows, text: 'No workspaces.' };
       return {
         result: rows,
-        text: table([['SLUG', 'NAME', 'PLAN', 'MEMBERS', 'ACTIVE KEYS', 'ID'], ...rows.map((r) => [r.slug, r.name, r.plan, String(r.members), String(r.active_keys), r.id])]),
+        text: table([
+          ['SLUG', 'NAME', 'PLAN', 'MEMBERS', 'ACTIVE KEYS', 'ID'],
+          ...rows.map((r) => [r.slug, r.name, r.plan, String(r.members), String(r.active_keys), r.id]),
+        ]),
       };
     },
   },
@@ -235,7 +252,8 @@ const COMMANDS: Command[] = [
   },
   {
     name: 'member add',
-    usage: 'member add --workspace SLUG|ID --user EMAIL|ID --role owner|admin|member [--brands NAME,NAME]   (adds, re-invites or changes the role)',
+    usage:
+      'member add --workspace SLUG|ID --user EMAIL|ID --role owner|admin|member [--brands NAME,NAME]   (adds, re-invites or changes the role)',
     options: { workspace: str, user: str, role: str, brands: str },
     async run(db, v) {
       const ws = await workspaceId(db, need(v, 'workspace'));
@@ -244,8 +262,12 @@ const COMMANDS: Command[] = [
       if (!(ROLES as readonly string[]).includes(role)) throw new AdminError('invalid_input', `--role must be one of ${ROLES.join(', ')}`);
       let brandIds: string[] | null = null;
       if (typeof v.brands === 'string') {
-        if (role === 'owner') throw new AdminError('invalid_input', 'an owner sees every brand; --brands is for administrators and members');
-        const names = v.brands.split(',').map((b) => b.trim()).filter(Boolean);
+        if (role === 'owner')
+          throw new AdminError('invalid_input', 'an owner sees every brand; --brands is for administrators and members');
+        const names = v.brands
+          .split(',')
+          .map((b) => b.trim())
+          .filter(Boolean);
         if (names.length === 0) throw new AdminError('invalid_input', '--brands names at least one brand');
         const { rows } = await db.query<{ id: string; name: string }>(
           'SELECT id, name FROM brands WHERE workspace_id = $1 AND (name = ANY($2::text[]) OR id::text = ANY($2::text[]))',
@@ -288,7 +310,10 @@ const COMMANDS: Command[] = [
       );
       if (!rows[0]) throw new AdminError('member_not_found', `${user.email} is not a current member of workspace ${ws.slug}`);
       const leftAt = iso(rows[0].left_at);
-      return { result: { workspace: ws.slug, user: user.email, left_at: leftAt }, text: `${user.email} left workspace ${ws.slug} at ${leftAt}; keys they created now get 401 key_revoked.` };
+      return {
+        result: { workspace: ws.slug, user: user.email, left_at: leftAt },
+        text: `${user.email} left workspace ${ws.slug} at ${leftAt}; keys they created now get 401 key_revoked.`,
+      };
     },
   },
   {
@@ -310,18 +335,24 @@ const COMMANDS: Command[] = [
       if (result.length === 0) return { result, text: `No members in workspace ${ws.slug}.` };
       return {
         result,
-        text: table([['EMAIL', 'ROLE', 'BRANDS', 'STATUS', 'JOINED'], ...result.map((r) => [r.email, r.role, r.brands ?? '(all)', r.status, r.joined_at.slice(0, 10)])]),
+        text: table([
+          ['EMAIL', 'ROLE', 'BRANDS', 'STATUS', 'JOINED'],
+          ...result.map((r) => [r.email, r.role, r.brands ?? '(all)', r.status, r.joined_at.slice(0, 10)]),
+        ]),
       };
     },
   },
   {
     name: 'key create',
-    usage: 'key create --workspace SLUG|ID --creator EMAIL|USER_ID --name NAME --scope workspace|brand|analysis [--brand NAME|ID] [--analysis SLUG|ID] [--expires 90|365]',
+    usage:
+      'key create --workspace SLUG|ID --creator EMAIL|USER_ID --name NAME --scope workspace|brand|analysis [--brand NAME|ID] [--analysis SLUG|ID] [--expires 90|365]',
     options: { workspace: str, creator: str, name: str, scope: str, brand: str, analysis: str, expires: str },
     check(v) {
       for (const flag of ['workspace', 'creator', 'name']) need(v, flag);
-      if (!(KEY_SCOPES as readonly string[]).includes(need(v, 'scope'))) throw new AdminUsageError(`--scope must be one of ${KEY_SCOPES.join(', ')}`);
-      if (v.expires !== undefined && v.expires !== '90' && v.expires !== '365') throw new AdminUsageError('--expires must be 90 or 365 (days)');
+      if (!(KEY_SCOPES as readonly string[]).includes(need(v, 'scope')))
+        throw new AdminUsageError(`--scope must be one of ${KEY_SCOPES.join(', ')}`);
+      if (v.expires !== undefined && v.expires !== '90' && v.expires !== '365')
+        throw new AdminUsageError('--expires must be 90 or 365 (days)');
     },
     async run(db, v) {
       const scope = need(v, 'scope');
@@ -337,8 +368,15 @@ const COMMANDS: Command[] = [
       };
       const key = await createKey(db, input);
       const lines = [`Created key ${key.id} "${input.name}" (scope ${scope}) in workspace ${input.workspace}; expires ${key.expires_at}.`];
-      if (!key.plan_allows_api) lines.push('Warning: the plan of this workspace excludes the API; calls with this key get 403 plan_required.');
-      lines.push('', 'Secret, shown this once and NOT stored anywhere. Copy it now; a lost secret cannot be recovered, only revoked and replaced:', '', `  ${key.secret}`, '');
+      if (!key.plan_allows_api)
+        lines.push('Warning: the plan of this workspace excludes the API; calls with this key get 403 plan_required.');
+      lines.push(
+        '',
+        'Secret, shown this once and NOT stored anywhere. Copy it now; a lost secret cannot be recovered, only revoked and replaced:',
+        '',
+        `  ${key.secret}`,
+        '',
+      );
       return { result: key, text: lines.join('\n') };
     },
   },
@@ -352,7 +390,15 @@ const COMMANDS: Command[] = [
       if (keys.length === 0) return { result: keys, text: `No keys in workspace ${workspace}.` };
       const header = ['ID', 'NAME', 'PREFIX', 'SCOPE', 'TARGET', 'STATUS', 'CREATED BY', 'CREATED', 'EXPIRES'];
       const lines = keys.map((k) => [
-        k.id, k.name, `${k.prefix}…`, k.scope, k.brand ?? k.analysis ?? '-', k.status, k.created_by, k.created_at.slice(0, 10), k.expires_at.slice(0, 10),
+        k.id,
+        k.name,
+        `${k.prefix}…`,
+        k.scope,
+        k.brand ?? k.analysis ?? '-',
+        k.status,
+        k.created_by,
+        k.created_at.slice(0, 10),
+        k.expires_at.slice(0, 10),
       ]);
       return { result: keys, text: table([header, ...lines]) };
     },
@@ -378,7 +424,12 @@ const COMMANDS: Command[] = [
       // No keys: the demo's keys derive from a seed published in this repository, so anyone could
       // compute them. Keys for a deployed stage come from `key create`, with secrets nobody else knows.
       const manifest = await seedDemo(db, { keys: false });
-      const result = { workspaces: Object.keys(manifest.workspaces), analyses: manifest.analyses, owner: 'owner@acme.test', endDate: manifest.endDate };
+      const result = {
+        workspaces: Object.keys(manifest.workspaces),
+        analyses: manifest.analyses,
+        owner: 'owner@acme.test',
+        endDate: manifest.endDate,
+      };
       return {
         result,
         text: [
@@ -419,7 +470,12 @@ export function parseAdminArgs(argv: string[]): ParsedAdminCommand {
   }
   let parsed: ReturnType<typeof parseArgs>;
   try {
-    parsed = parseArgs({ args: argv.slice(2), allowPositionals: false, strict: true, options: { ...command.options, json: { type: 'boolean' } } });
+    parsed = parseArgs({
+      args: argv.slice(2),
+      allowPositionals: false,
+      strict: true,
+      options: { ...command.options, json: { type: 'boolean' } },
+    });
   } catch (err) {
     throw new AdminUsageError(`${name}: ${(err as Error).message}`);
   }

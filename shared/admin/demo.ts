@@ -1,7 +1,7 @@
-import { fingerprint, newSecret, visiblePrefix } from '../keys.js';
-import { withTransaction } from './keys.js';
-import type { Queryable } from '../store/queryable.js';
 import { DAY_MS } from '../formats.js';
+import { fingerprint, newSecret, visiblePrefix } from '../keys.js';
+import type { Queryable } from '../store/queryable.js';
+import { withTransaction } from './keys.js';
 
 /**
  * Deterministic demo dataset, seeded at every `npm start` and every test run.
@@ -172,53 +172,154 @@ type Row = Record<string, unknown>;
 type Columns = readonly (readonly [string, string])[];
 
 const COLUMNS = {
-  plans: [['key', 'text'], ['label', 'text'], ['api_access', 'boolean'], ['calls_per_minute', 'integer']],
-  engines: [['key', 'text'], ['name', 'text']],
-  workspaces: [['id', 'uuid'], ['name', 'text'], ['slug', 'text'], ['plan_key', 'text'], ['created_at', 'timestamptz']],
-  users: [['id', 'uuid'], ['email', 'text'], ['name', 'text']],
-  brands: [['id', 'uuid'], ['workspace_id', 'uuid'], ['name', 'text'], ['domain', 'text']],
+  plans: [
+    ['key', 'text'],
+    ['label', 'text'],
+    ['api_access', 'boolean'],
+    ['calls_per_minute', 'integer'],
+  ],
+  engines: [
+    ['key', 'text'],
+    ['name', 'text'],
+  ],
+  workspaces: [
+    ['id', 'uuid'],
+    ['name', 'text'],
+    ['slug', 'text'],
+    ['plan_key', 'text'],
+    ['created_at', 'timestamptz'],
+  ],
+  users: [
+    ['id', 'uuid'],
+    ['email', 'text'],
+    ['name', 'text'],
+  ],
+  brands: [
+    ['id', 'uuid'],
+    ['workspace_id', 'uuid'],
+    ['name', 'text'],
+    ['domain', 'text'],
+  ],
   members: [
-    ['workspace_id', 'uuid'], ['user_id', 'uuid'], ['role', 'text'], ['brand_ids', 'uuid[]'],
-    ['joined_at', 'timestamptz'], ['left_at', 'timestamptz'], ['suspended_at', 'timestamptz'],
+    ['workspace_id', 'uuid'],
+    ['user_id', 'uuid'],
+    ['role', 'text'],
+    ['brand_ids', 'uuid[]'],
+    ['joined_at', 'timestamptz'],
+    ['left_at', 'timestamptz'],
+    ['suspended_at', 'timestamptz'],
   ],
   analyses: [
-    ['id', 'uuid'], ['workspace_id', 'uuid'], ['brand_id', 'uuid'], ['slug', 'text'], ['name', 'text'],
-    ['language', 'text'], ['country', 'text'], ['owned_domains', 'text[]'], ['engines', 'text[]'], ['created_at', 'timestamptz'],
+    ['id', 'uuid'],
+    ['workspace_id', 'uuid'],
+    ['brand_id', 'uuid'],
+    ['slug', 'text'],
+    ['name', 'text'],
+    ['language', 'text'],
+    ['country', 'text'],
+    ['owned_domains', 'text[]'],
+    ['engines', 'text[]'],
+    ['created_at', 'timestamptz'],
   ],
-  competitors: [['id', 'uuid'], ['analysis_id', 'uuid'], ['name', 'text'], ['domain', 'text']],
-  prompt_groups: [['id', 'uuid'], ['analysis_id', 'uuid'], ['name', 'text'], ['created_at', 'timestamptz']],
+  competitors: [
+    ['id', 'uuid'],
+    ['analysis_id', 'uuid'],
+    ['name', 'text'],
+    ['domain', 'text'],
+  ],
+  prompt_groups: [
+    ['id', 'uuid'],
+    ['analysis_id', 'uuid'],
+    ['name', 'text'],
+    ['created_at', 'timestamptz'],
+  ],
   prompts: [
-    ['id', 'uuid'], ['analysis_id', 'uuid'], ['group_id', 'uuid'], ['text', 'text'], ['language', 'text'], ['created_at', 'timestamptz'],
+    ['id', 'uuid'],
+    ['analysis_id', 'uuid'],
+    ['group_id', 'uuid'],
+    ['text', 'text'],
+    ['language', 'text'],
+    ['created_at', 'timestamptz'],
   ],
   runs: [
-    ['id', 'uuid'], ['analysis_id', 'uuid'], ['state', 'text'], ['started_at', 'timestamptz'],
-    ['collected_at', 'timestamptz'], ['finished_at', 'timestamptz'],
+    ['id', 'uuid'],
+    ['analysis_id', 'uuid'],
+    ['state', 'text'],
+    ['started_at', 'timestamptz'],
+    ['collected_at', 'timestamptz'],
+    ['finished_at', 'timestamptz'],
   ],
   run_engines: [
-    ['run_id', 'uuid'], ['engine', 'text'], ['state', 'text'], ['expected', 'integer'], ['collected', 'integer'],
-    ['extracted', 'integer'], ['failed', 'integer'], ['recipe', 'text'],
+    ['run_id', 'uuid'],
+    ['engine', 'text'],
+    ['state', 'text'],
+    ['expected', 'integer'],
+    ['collected', 'integer'],
+    ['extracted', 'integer'],
+    ['failed', 'integer'],
+    ['recipe', 'text'],
   ],
   answers: [
-    ['id', 'uuid'], ['analysis_id', 'uuid'], ['run_id', 'uuid'], ['prompt_id', 'uuid'], ['engine', 'text'],
-    ['captured_at', 'timestamptz'], ['text', 'text'], ['extraction_state', 'text'], ['recipe', 'text'],
+    ['id', 'uuid'],
+    ['analysis_id', 'uuid'],
+    ['run_id', 'uuid'],
+    ['prompt_id', 'uuid'],
+    ['engine', 'text'],
+    ['captured_at', 'timestamptz'],
+    ['text', 'text'],
+    ['extraction_state', 'text'],
+    ['recipe', 'text'],
   ],
   mentions: [
-    ['answer_id', 'uuid'], ['position', 'integer'], ['brand_name', 'text'], ['is_tracked', 'boolean'],
-    ['competitor_id', 'uuid'], ['sentiment', 'numeric'],
+    ['answer_id', 'uuid'],
+    ['position', 'integer'],
+    ['brand_name', 'text'],
+    ['is_tracked', 'boolean'],
+    ['competitor_id', 'uuid'],
+    ['sentiment', 'numeric'],
   ],
-  citations: [['answer_id', 'uuid'], ['ordinal', 'integer'], ['url', 'text'], ['domain', 'text']],
+  citations: [
+    ['answer_id', 'uuid'],
+    ['ordinal', 'integer'],
+    ['url', 'text'],
+    ['domain', 'text'],
+  ],
   api_keys: [
-    ['id', 'uuid'], ['workspace_id', 'uuid'], ['name', 'text'], ['prefix', 'text'], ['fingerprint', 'text'],
-    ['scope', 'text'], ['brand_id', 'uuid'], ['analysis_id', 'uuid'], ['created_by', 'uuid'],
-    ['created_at', 'timestamptz'], ['expires_at', 'timestamptz'], ['revoked_at', 'timestamptz'], ['last_used_at', 'timestamptz'],
+    ['id', 'uuid'],
+    ['workspace_id', 'uuid'],
+    ['name', 'text'],
+    ['prefix', 'text'],
+    ['fingerprint', 'text'],
+    ['scope', 'text'],
+    ['brand_id', 'uuid'],
+    ['analysis_id', 'uuid'],
+    ['created_by', 'uuid'],
+    ['created_at', 'timestamptz'],
+    ['expires_at', 'timestamptz'],
+    ['revoked_at', 'timestamptz'],
+    ['last_used_at', 'timestamptz'],
   ],
 } as const satisfies Record<string, Columns>;
 
 type TableName = keyof typeof COLUMNS;
 /** Foreign keys dictate this order. */
 const INSERT_ORDER: readonly TableName[] = [
-  'plans', 'engines', 'workspaces', 'users', 'brands', 'members', 'analyses', 'competitors', 'prompt_groups',
-  'prompts', 'runs', 'run_engines', 'answers', 'mentions', 'citations', 'api_keys',
+  'plans',
+  'engines',
+  'workspaces',
+  'users',
+  'brands',
+  'members',
+  'analyses',
+  'competitors',
+  'prompt_groups',
+  'prompts',
+  'runs',
+  'run_engines',
+  'answers',
+  'mentions',
+  'citations',
+  'api_keys',
 ];
 
 /** Rows per statement: large enough to keep PGlite round trips few, small enough to keep each JSON payload modest. */
@@ -299,7 +400,7 @@ const TEXTS: Record<Lang, { open: string[]; brand: string[]; close: string[]; no
       "D'après les avis récents, ces solutions sont souvent recommandées.",
     ],
     brand: [
-      "{b} est souvent salué pour son interface claire.",
+      '{b} est souvent salué pour son interface claire.',
       '{b} propose de bonnes intégrations à un prix raisonnable.',
       '{b} est un choix courant pour les équipes en croissance.',
       '{b} se distingue par ses fonctions de reporting.',
@@ -315,14 +416,21 @@ const TEXTS: Record<Lang, { open: string[]; brand: string[]; close: string[]; no
     ],
     none: [
       "Il n'y a pas de réponse unique : tout dépend de votre organisation, de votre budget et de la taille de l'équipe.",
-      "La plupart des équipes commencent par lister leurs besoins, puis comparent quelques outils pendant un essai.",
+      'La plupart des équipes commencent par lister leurs besoins, puis comparent quelques outils pendant un essai.',
     ],
   },
 };
 
 const URL_PATHS = [
-  'reviews/project-management', 'compare/top-tools', 'blog/best-software-for-teams', 'r/projectmanagement/comments',
-  'wiki/Project_management_software', 'pricing', 'guides/choosing-a-tool', 'articles/saas-roundup', 'answers/tool-advice',
+  'reviews/project-management',
+  'compare/top-tools',
+  'blog/best-software-for-teams',
+  'r/projectmanagement/comments',
+  'wiki/Project_management_software',
+  'pricing',
+  'guides/choosing-a-tool',
+  'articles/saas-roundup',
+  'answers/tool-advice',
 ];
 
 interface CompetitorSpec {
@@ -372,9 +480,21 @@ interface AnalysisSpec {
 }
 
 const THIRD_PARTY: (readonly [string, number])[] = [
-  ['g2.com', 10], ['capterra.com', 8], ['reddit.com', 9], ['en.wikipedia.org', 6], ['forbes.com', 4],
-  ['techcrunch.com', 3], ['zapier.com', 5], ['youtube.com', 5], ['medium.com', 4], ['trustradius.com', 3],
-  ['gartner.com', 2], ['producthunt.com', 3], ['stackoverflow.com', 2], ['lesechos.fr', 2], ['journaldunet.com', 3],
+  ['g2.com', 10],
+  ['capterra.com', 8],
+  ['reddit.com', 9],
+  ['en.wikipedia.org', 6],
+  ['forbes.com', 4],
+  ['techcrunch.com', 3],
+  ['zapier.com', 5],
+  ['youtube.com', 5],
+  ['medium.com', 4],
+  ['trustradius.com', 3],
+  ['gartner.com', 2],
+  ['producthunt.com', 3],
+  ['stackoverflow.com', 2],
+  ['lesechos.fr', 2],
+  ['journaldunet.com', 3],
 ];
 
 function specs(): AnalysisSpec[] {
@@ -718,7 +838,15 @@ function generate(seed: number, end: { text: string; ms: number }): Dataset {
   }
 
   // The people who left or were suspended were unrestricted admins: their keys were legitimate when created.
-  const userDefs: { email: string; name: string; workspace: WorkspaceLabel; role: string; brands?: string[]; left?: number; suspended?: number }[] = [
+  const userDefs: {
+    email: string;
+    name: string;
+    workspace: WorkspaceLabel;
+    role: string;
+    brands?: string[];
+    left?: number;
+    suspended?: number;
+  }[] = [
     { email: 'owner@acme.test', name: 'Olivia Owner', workspace: 'acme', role: 'owner' },
     { email: 'admin@acme.test', name: 'Adam Admin', workspace: 'acme', role: 'admin' },
     { email: 'zenith-admin@acme.test', name: 'Zoe Zenith', workspace: 'acme', role: 'admin', brands: ['Zenith'] },
@@ -826,7 +954,7 @@ function generate(seed: number, end: { text: string; ms: number }): Dataset {
               : 'extract-v3';
           const failedPrompts = new Set<number>();
           const outage = spec.engineOutage?.engine === engine && spec.engineOutage.offset === offset;
-          if (outage) prompts.forEach((_, pi) => failedPrompts.add(pi));
+          if (outage) for (let pi = 0; pi < prompts.length; pi += 1) failedPrompts.add(pi);
           let failCount = 0;
           if (spec.forcedFailure?.engine === engine && spec.forcedFailure.offset === offset) failCount = spec.forcedFailure.count;
           else if (spec.failures && !late && rng.chance(0.05)) failCount = 1 + rng.int(3);
@@ -852,7 +980,8 @@ function generate(seed: number, end: { text: string; ms: number }): Dataset {
           prompts.forEach((prompt, pi) => {
             if (failedPrompts.has(pi)) return;
             const answerId = rng.uuid();
-            const captured = started + Math.floor((1 + ei * slotMinutes + (pi * (slotMinutes - 1)) / prompts.length) * MINUTE_MS) + rng.int(20_000);
+            const captured =
+              started + Math.floor((1 + ei * slotMinutes + (pi * (slotMinutes - 1)) / prompts.length) * MINUTE_MS) + rng.int(20_000);
             const hostile = hostileSlots.get(`${offset}|${engine}|${pi}`);
 
             let drafts: MentionDraft[];
@@ -866,15 +995,22 @@ function generate(seed: number, end: { text: string; ms: number }): Dataset {
               const pTracked = clamp((spec.visibility[engine] ?? 0.3) + prompt.bias + wave + drift, 0.03, 0.92);
               const scored: (MentionDraft & { score: number })[] = [];
               const generic = rng.chance(0.06);
-              if (!generic && !zero && rng.chance(pTracked)) scored.push({ name: spec.brand, tracked: true, competitorId: null, score: rng.next() - 0.15 });
+              if (!generic && !zero && rng.chance(pTracked))
+                scored.push({ name: spec.brand, tracked: true, competitorId: null, score: rng.next() - 0.15 });
               for (const c of spec.competitors) {
-                if (!generic && rng.chance(c.rate)) scored.push({ name: c.name, tracked: false, competitorId: competitorIds.get(c.name) ?? null, score: rng.next() });
+                if (!generic && rng.chance(c.rate))
+                  scored.push({ name: c.name, tracked: false, competitorId: competitorIds.get(c.name) ?? null, score: rng.next() });
               }
               for (const c of spec.indirect) {
-                if (!generic && rng.chance(c.rate)) scored.push({ name: c.name, tracked: false, competitorId: null, score: rng.next() + 0.2 });
+                if (!generic && rng.chance(c.rate))
+                  scored.push({ name: c.name, tracked: false, competitorId: null, score: rng.next() + 0.2 });
               }
               drafts = scored.sort((a, b) => a.score - b.score);
-              text = buildText(rng, prompt.language, drafts.map((d) => d.name));
+              text = buildText(
+                rng,
+                prompt.language,
+                drafts.map((d) => d.name),
+              );
             }
 
             tables.answers.push({

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
+import { isUuid } from '../formats.js';
 import { fingerprint, KEY_SCOPES, type KeyScope, newSecret, visiblePrefix } from '../keys.js';
 import type { Queryable } from '../store/queryable.js';
-import { isUuid } from '../formats.js';
 
 /**
  * Key administration (docs/contract.md#authentication): create, list, revoke. Runs with an owner/admin
@@ -82,7 +82,6 @@ export interface KeyListing {
   status: KeyStatus;
 }
 
-
 function iso(v: unknown): string {
   return (v instanceof Date ? v : new Date(String(v))).toISOString();
 }
@@ -158,7 +157,8 @@ function validateCreate(input: CreateKeyInput): { name: string; days: KeyLifetim
   if (input.scope === 'brand' && !input.brand) throw new KeyAdminError('invalid_input', 'scope brand needs a brand');
   if (input.scope !== 'brand' && input.brand) throw new KeyAdminError('invalid_input', 'a brand is only given with scope brand');
   if (input.scope === 'analysis' && !input.analysis) throw new KeyAdminError('invalid_input', 'scope analysis needs an analysis');
-  if (input.scope !== 'analysis' && input.analysis) throw new KeyAdminError('invalid_input', 'an analysis is only given with scope analysis');
+  if (input.scope !== 'analysis' && input.analysis)
+    throw new KeyAdminError('invalid_input', 'an analysis is only given with scope analysis');
   const days = input.expiresInDays ?? 365;
   if (!(KEY_LIFETIMES_DAYS as readonly number[]).includes(days)) {
     throw new KeyAdminError('invalid_input', `a key lives ${KEY_LIFETIMES_DAYS.join(' or ')} days`);
@@ -194,7 +194,10 @@ async function checkCreator(db: Queryable, ref: string, ws: WorkspaceRow): Promi
     throw new KeyAdminError('creator_not_allowed', `${who} is a ${c.role}; only an owner or an administrator may create keys`);
   }
   if (c.role === 'admin' && c.brand_ids !== null) {
-    throw new KeyAdminError('creator_not_allowed', `${who} is an administrator restricted to some brands; such administrators may not create keys`);
+    throw new KeyAdminError(
+      'creator_not_allowed',
+      `${who} is an administrator restricted to some brands; such administrators may not create keys`,
+    );
   }
   return c.id;
 }

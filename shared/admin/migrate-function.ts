@@ -91,7 +91,8 @@ async function connect(deps: MigrateDeps, deadline = Date.now() + CONNECT_DEADLI
 
 async function admin(deps: MigrateDeps, argv: unknown): Promise<unknown> {
   try {
-    if (!Array.isArray(argv) || !argv.every((a) => typeof a === 'string')) throw new AdminUsageError('admin is an array of strings (the command line)');
+    if (!Array.isArray(argv) || !argv.every((a) => typeof a === 'string'))
+      throw new AdminUsageError('admin is an array of strings (the command line)');
     const parsed = parseAdminArgs(argv);
     const client = await connect(deps);
     try {
@@ -112,21 +113,21 @@ async function admin(deps: MigrateDeps, argv: unknown): Promise<unknown> {
 /** The migration function: a custom resource event, or an `admin` payload. */
 export function migrateHandler(deps: MigrateDeps) {
   return async (event: CustomResourceEvent & { admin?: unknown } = {}) => {
-  if (event.admin !== undefined) return admin(deps, event.admin);
+    if (event.admin !== undefined) return admin(deps, event.admin);
 
-  // Deleting the resource must never touch the data; the schema outlives the stack's bookkeeping.
-  if (event.RequestType === 'Delete') return { PhysicalResourceId: event.PhysicalResourceId ?? PHYSICAL_ID };
+    // Deleting the resource must never touch the data; the schema outlives the stack's bookkeeping.
+    if (event.RequestType === 'Delete') return { PhysicalResourceId: event.PhysicalResourceId ?? PHYSICAL_ID };
 
-  const client = await connect(deps);
-  try {
-    const applied = await migrate(client);
-    // rds_iam exists on RDS only, so it cannot live in grants.sql (which also runs on local PostgreSQL).
-    // readerUser is a plain identifier: the configuration refuses anything else.
-    await client.query(`GRANT rds_iam TO ${deps.config.readerUser}`);
-    logger.info('migrations applied', { applied });
-    return { PhysicalResourceId: PHYSICAL_ID, Data: { Applied: applied.join(',') || 'none' } };
-  } finally {
-    await client.end();
-  }
-};
+    const client = await connect(deps);
+    try {
+      const applied = await migrate(client);
+      // rds_iam exists on RDS only, so it cannot live in grants.sql (which also runs on local PostgreSQL).
+      // readerUser is a plain identifier: the configuration refuses anything else.
+      await client.query(`GRANT rds_iam TO ${deps.config.readerUser}`);
+      logger.info('migrations applied', { applied });
+      return { PhysicalResourceId: PHYSICAL_ID, Data: { Applied: applied.join(',') || 'none' } };
+    } finally {
+      await client.end();
+    }
+  };
 }

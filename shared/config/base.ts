@@ -29,8 +29,10 @@ export function parseBaseConfig(env: NodeJS.ProcessEnv = process.env): BaseConfi
   const retryAfter = env.API_DISABLED_RETRY_AFTER ?? '300';
   const logLevel = env.LOG_LEVEL ?? 'INFO';
   if (disabled !== 'true' && disabled !== 'false') throw new Error('invalid configuration: API_DISABLED must be true or false');
-  if (!/^[1-9]\d*$/.test(retryAfter)) throw new Error('invalid configuration: API_DISABLED_RETRY_AFTER must be a whole number of seconds ≥ 1');
-  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) throw new Error(`invalid configuration: LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  if (!/^[1-9]\d*$/.test(retryAfter))
+    throw new Error('invalid configuration: API_DISABLED_RETRY_AFTER must be a whole number of seconds ≥ 1');
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel))
+    throw new Error(`invalid configuration: LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
   return {
     apiSwitch: { disabled: disabled === 'true', retryAfter: Number(retryAfter) },
     logLevel: logLevel as LogLevel,

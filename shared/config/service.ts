@@ -69,14 +69,20 @@ const schema = z.object({
     .default(LOOPBACK)
     .transform((v, ctx) => {
       const allowed = { origins: new Set<string>() as ReadonlySet<string>, loopback: false };
-      for (const item of v.split(',').map((s) => s.trim()).filter((s) => s !== '')) {
+      for (const item of v
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s !== '')) {
         if (item === LOOPBACK) {
           allowed.loopback = true;
           continue;
         }
         const u = URL.canParse(item) ? new URL(item) : undefined;
         if (!u || !['http:', 'https:'].includes(u.protocol) || u.pathname !== '/' || u.search || u.hash || u.username || u.password) {
-          ctx.addIssue({ code: 'custom', message: `MCP_ALLOWED_ORIGINS: "${item}" is neither an origin (http(s)://host[:port], nothing after) nor ${LOOPBACK}` });
+          ctx.addIssue({
+            code: 'custom',
+            message: `MCP_ALLOWED_ORIGINS: "${item}" is neither an origin (http(s)://host[:port], nothing after) nor ${LOOPBACK}`,
+          });
           return z.NEVER;
         }
         (allowed.origins as Set<string>).add(u.origin);

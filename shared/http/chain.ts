@@ -1,5 +1,5 @@
-import middy from '@middy/core';
 import type { MiddlewareObj } from '@middy/core';
+import middy from '@middy/core';
 import { apiSwitchMiddleware } from '../middleware/api-switch.js';
 import { authenticateMiddleware } from '../middleware/authenticate.js';
 import { budgetMiddleware } from '../middleware/budget.js';

@@ -1,5 +1,5 @@
-import middy from '@middy/core';
 import type { MiddlewareObj } from '@middy/core';
+import middy from '@middy/core';
 import type { ApiSwitch } from '../config/base.js';
 import { MethodNotAllowed, NotFound } from '../errors.js';
 import { apiSwitchMiddleware } from '../middleware/api-switch.js';
@@ -16,7 +16,8 @@ export interface OpenApiHandlerOptions {
 const DOCUMENT_PATH = `${BASE_PATH}/openapi.json`;
 
 /** OAuth discovery and registration addresses, at the root or under a path (MCP clients try both). */
-const OAUTH_PATH = /\/\.well-known\/(oauth-protected-resource|oauth-authorization-server|openid-configuration)(\/|$)|^\/(register|authorize|token)$/;
+const OAUTH_PATH =
+  /\/\.well-known\/(oauth-protected-resource|oauth-authorization-server|openid-configuration)(\/|$)|^\/(register|authorize|token)$/;
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
 /**
@@ -28,7 +29,8 @@ function unknownRouteMiddleware(document: string): MiddlewareObj<Event, Result, 
   const paths = (JSON.parse(document) as { paths: Record<string, Record<string, { responses?: Record<string, unknown> }>> }).paths;
   // A method the path takes is one the document gives a success to; GET and DELETE /mcp are described
   // too, but only with the 405 answered here.
-  const serves = (op: { responses?: Record<string, unknown> } | undefined) => Object.keys(op?.responses ?? {}).some((status) => status.startsWith('2'));
+  const serves = (op: { responses?: Record<string, unknown> } | undefined) =>
+    Object.keys(op?.responses ?? {}).some((status) => status.startsWith('2'));
   const templates = Object.entries(paths).map(([path, item]) => ({
     path: `${BASE_PATH}${path}`,
     allow: METHODS.filter((m) => serves(item[m])).map((m) => m.toUpperCase()),

@@ -1,6 +1,6 @@
 import type * as z from 'zod';
 import { InvalidRequest } from '../errors.js';
-import { type ReadDef, pathParams } from '../reads/types.js';
+import { pathParams, type ReadDef } from '../reads/types.js';
 import { numberKind } from '../reads/validate.js';
 
 /** A decimal number as written by a person: no exponent, hex, leading zeros or spaces. */

@@ -1,6 +1,6 @@
-import { BASE_PATH } from './paths.js';
 import { reads } from '../reads/registry.js';
 import type { Family, ReadDef } from '../reads/types.js';
+import { BASE_PATH } from './paths.js';
 
 export { BASE_PATH, matchPath } from './paths.js';
 

@@ -20,11 +20,11 @@ const NEUTRALISED = new RegExp(
   'gu',
 );
 
-const escape = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+const unicodeEscape = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
 
 /** The JSON of a result on one line that cannot close or imitate the fence around it. */
 export function neutralised(json: string): string {
-  return json.replace(NEUTRALISED, escape);
+  return json.replace(NEUTRALISED, unicodeEscape);
 }
 
 /**

@@ -1,7 +1,13 @@
 import type { MiddlewareObj } from '@middy/core';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { CallToolRequestSchema, ErrorCode, JSONRPCRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  JSONRPCRequestSchema,
+  ListToolsRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { Config } from '../config/service.js';
 import { errorBody, OriginNotAllowed, toApiError } from '../errors.js';
 import { type Event, keyedChain, type Result } from '../http/chain.js';
@@ -135,10 +141,13 @@ function toWebRequest(event: Event, body: string): Request {
   return new Request(`https://${host}${event.rawPath}`, { method: 'POST', headers, body });
 }
 
-/** POST /api/v1/mcp: the REST chain (docs/decisions.md#the-path-of-a-call) in front of a stateless MCP server. One request, one call of the budget. */
+/**
+ * POST /api/v1/mcp: the REST chain (docs/decisions.md#the-path-of-a-call) in front of a stateless MCP server. One request, one call of the
+ * budget.
+ */
 export function mcpHandler(services: Services) {
   return keyedChain(services, gateMiddleware(services.config.MCP_ALLOWED_ORIGINS)).handler(async (event, context) => {
-    const body = event.isBase64Encoded ? Buffer.from(event.body ?? '', 'base64').toString('utf8') : event.body ?? '';
+    const body = event.isBase64Encoded ? Buffer.from(event.body ?? '', 'base64').toString('utf8') : (event.body ?? '');
     if (Buffer.byteLength(body) > MAX_MCP_BODY_BYTES) return jsonRpcError(413, ErrorCode.InvalidRequest, 'Request body over 1 MB.');
     let parsed: unknown;
     try {
@@ -148,7 +157,8 @@ export function mcpHandler(services: Services) {
     }
     // One HTTP request is one call of the budget; a batch would be many calls for the price of one
     // (and MCP 2025-06-18 dropped batching).
-    if (Array.isArray(parsed)) return jsonRpcError(400, ErrorCode.InvalidRequest, 'Batches are not supported: send one JSON-RPC message per request.');
+    if (Array.isArray(parsed))
+      return jsonRpcError(400, ErrorCode.InvalidRequest, 'Batches are not supported: send one JSON-RPC message per request.');
     // A malformed tools/call gets the documented message; the SDK would answer its zod issue dump.
     const request = JSONRPCRequestSchema.safeParse(parsed);
     if (request.success && request.data.method === 'tools/call' && !CallToolRequestSchema.safeParse(parsed).success) {

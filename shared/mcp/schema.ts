@@ -18,7 +18,19 @@ const isNode = (x: unknown): x is Node => typeof x === 'object' && x !== null &&
 /** Keywords whose value is a map of name -> subschema. */
 const SCHEMA_MAPS = new Set(['properties', '$defs', 'patternProperties', 'dependentSchemas']);
 /** Keywords whose value is a subschema or a list of them. */
-const SCHEMA_SLOTS = new Set(['items', 'prefixItems', 'additionalProperties', 'anyOf', 'oneOf', 'allOf', 'not', 'contains', 'if', 'then', 'else']);
+const SCHEMA_SLOTS = new Set([
+  'items',
+  'prefixItems',
+  'additionalProperties',
+  'anyOf',
+  'oneOf',
+  'allOf',
+  'not',
+  'contains',
+  'if',
+  'then',
+  'else',
+]);
 
 /**
  * Rebuilds a schema bottom-up: `visit` sees each schema node after its subschemas were rebuilt and
@@ -30,7 +42,8 @@ export function mapSchema(schema: JsonSchema, visit: (node: Node, path: readonly
     if (!isNode(node)) return node;
     const out: Node = {};
     for (const [k, v] of Object.entries(node)) {
-      if (SCHEMA_MAPS.has(k) && isNode(v)) out[k] = Object.fromEntries(Object.entries(v).map(([name, s]) => [name, walk(s, [...path, k, name])]));
+      if (SCHEMA_MAPS.has(k) && isNode(v))
+        out[k] = Object.fromEntries(Object.entries(v).map(([name, s]) => [name, walk(s, [...path, k, name])]));
       else if (SCHEMA_SLOTS.has(k)) out[k] = Array.isArray(v) ? v.map((s, i) => walk(s, [...path, k, String(i)])) : walk(v, [...path, k]);
       else out[k] = v;
     }
@@ -77,7 +90,8 @@ export function compactSchema(schema: JsonSchema, kind: 'input' | 'output'): Jso
     if (pattern !== undefined && node.format === undefined) out.pattern = pattern;
     if (minimum !== undefined && minimum !== Number.MIN_SAFE_INTEGER) out.minimum = minimum;
     if (maximum !== undefined && maximum !== Number.MAX_SAFE_INTEGER) out.maximum = maximum;
-    if (additionalProperties !== undefined && (kind === 'input' || additionalProperties !== false)) out.additionalProperties = additionalProperties;
+    if (additionalProperties !== undefined && (kind === 'input' || additionalProperties !== false))
+      out.additionalProperties = additionalProperties;
     if (description !== undefined && kind === 'input') out.description = description;
     return foldNullable(out);
   });
@@ -198,10 +212,11 @@ export function untrustedTransform(schema: JsonSchema): Transform | undefined {
         });
       }
     }
-    if (Array.isArray(node.allOf)) for (const b of node.allOf) {
-      const t = compile(b);
-      if (t) parts.push(t);
-    }
+    if (Array.isArray(node.allOf))
+      for (const b of node.allOf) {
+        const t = compile(b);
+        if (t) parts.push(t);
+      }
     if (parts.length === 0) return undefined;
     return parts.length === 1 ? parts[0] : (v) => parts.reduce((x, t) => t(x), v);
   };

@@ -38,6 +38,12 @@ export interface ExecuteDeps {
 }
 
 /** What a read runs with: the caller, its budget, the store, the resolved analysis and the time of the call. */
-export function readContext(deps: ExecuteDeps, requestId: string, caller: Caller, budget: BudgetState, analysis: AnalysisRef | undefined): ReadContext {
+export function readContext(
+  deps: ExecuteDeps,
+  requestId: string,
+  caller: Caller,
+  budget: BudgetState,
+  analysis: AnalysisRef | undefined,
+): ReadContext {
   return { requestId, caller, budget, db: deps.db, analysis, now: new Date(), cursorSecret: deps.config.CURSOR_SECRET };
 }

@@ -22,7 +22,8 @@ export function validateInput<I extends z.ZodObject>(read: ReadDef<I>, raw: Reco
   const issue = parsed.error.issues[0];
   const param = issue?.path[0];
   const name = typeof param === 'string' ? param : undefined;
-  const notInteger = issue?.code === 'invalid_type' && name !== undefined && numberKind((read.input.shape as Record<string, z.ZodType>)[name]) === 'integer';
+  const notInteger =
+    issue?.code === 'invalid_type' && name !== undefined && numberKind((read.input.shape as Record<string, z.ZodType>)[name]) === 'integer';
   const message = notInteger
     ? `"${name}" takes an integer: digits only in a query string (no sign, decimal point or exponent), a JSON integer in MCP.`
     : issue?.message && !issue.message.startsWith('Invalid input')

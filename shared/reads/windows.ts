@@ -35,23 +35,28 @@ export const isoDay = z.iso
  * The window parameters of a read: accepted names, and the optional custom from/to days. `meaning`, when
  * the reads sharing these parameters mean the same by each window, says it once, on the parameter.
  */
-export function windowParams<const N extends readonly WindowName[]>(accepted: N, defaultName: N[number], meaning?: string) {
+export function windowParams<const N extends readonly [WindowName, ...WindowName[]]>(
+  accepted: N,
+  defaultName: N[number],
+  meaning?: string,
+) {
   return {
     window: z
-      .enum(accepted as unknown as [N[number], ...N[number][]])
+      .enum(accepted)
       .optional()
       .describe(meaning ?? `Measurement window, default ${defaultName}. Excludes from/to.`),
     from: isoDay
       .optional()
       .describe(`First UTC day of a custom window, inclusive, ${FIRST_DAY}..${LAST_DAY}; with to, at most ${MAX_WINDOW_DAYS} days.`),
-    to: isoDay
-      .optional()
-      .describe(`Last UTC day, inclusive, ${FIRST_DAY}..${LAST_DAY}; with from, at most ${MAX_WINDOW_DAYS} days.`),
+    to: isoDay.optional().describe(`Last UTC day, inclusive, ${FIRST_DAY}..${LAST_DAY}; with from, at most ${MAX_WINDOW_DAYS} days.`),
   };
 }
 
 /** docs/contract.md#common-parameters rule 3, from ≤ to and the longest span, as object-level checks that name the offending parameter. */
-export function checkWindow(v: { window?: string | undefined; from?: string | undefined; to?: string | undefined }, ctx: z.RefinementCtx): void {
+export function checkWindow(
+  v: { window?: string | undefined; from?: string | undefined; to?: string | undefined },
+  ctx: z.RefinementCtx,
+): void {
   if (v.window !== undefined && (v.from !== undefined || v.to !== undefined)) {
     ctx.addIssue({ code: 'custom', path: ['window'], message: 'window cannot be combined with from/to.' });
   } else if (v.from !== undefined && v.to === undefined) {
@@ -68,7 +73,10 @@ export function checkWindow(v: { window?: string | undefined; from?: string | un
 export type WindowSpec = { kind: 'named'; name: WindowName } | { kind: 'custom'; from: string; to: string };
 
 /** The window as asked: the explicit one, the custom days, or the read's default. */
-export function windowSpec(v: { window?: WindowName | undefined; from?: string | undefined; to?: string | undefined }, defaultName: WindowName): WindowSpec {
+export function windowSpec(
+  v: { window?: WindowName | undefined; from?: string | undefined; to?: string | undefined },
+  defaultName: WindowName,
+): WindowSpec {
   if (v.from !== undefined && v.to !== undefined) return { kind: 'custom', from: v.from, to: v.to };
   return { kind: 'named', name: v.window ?? defaultName };
 }

@@ -1,5 +1,5 @@
+import { createDynamoDb, type DynamoDb, DynamoDbError } from '../aws/dynamodb.js';
 import { types } from '../builtins.js';
-import { createDynamoDb, DynamoDbError, type DynamoDb } from '../aws/dynamodb.js';
 import type { Config } from '../config/service.js';
 import { RateLimited, RateLimitUnavailable } from '../errors.js';
 
@@ -17,7 +17,9 @@ export interface BudgetCounter {
 
 /** Our own setting, then the AWS SDKs' standard overrides, then the region's public endpoint. */
 export function budgetEndpoint(cfg: Config): string {
-  return cfg.DYNAMODB_ENDPOINT ?? cfg.AWS_ENDPOINT_URL_DYNAMODB ?? cfg.AWS_ENDPOINT_URL ?? `https://dynamodb.${cfg.AWS_REGION}.amazonaws.com`;
+  return (
+    cfg.DYNAMODB_ENDPOINT ?? cfg.AWS_ENDPOINT_URL_DYNAMODB ?? cfg.AWS_ENDPOINT_URL ?? `https://dynamodb.${cfg.AWS_REGION}.amazonaws.com`
+  );
 }
 
 /**

@@ -1,8 +1,8 @@
 import * as z from 'zod';
-import type { Db } from './db.js';
-import { StoreError, storeFaultCause } from './faults.js';
 import { ApiError, KeyRevoked, PlanRequired, RateLimitUnavailable, Unauthorized } from '../errors.js';
 import type { KeyScope } from '../keys.js';
+import type { Db } from './db.js';
+import { StoreError, storeFaultCause } from './faults.js';
 
 /**
  * Key, workspace, plan, creator's standing and the key's reach, in one round trip: api_identity
@@ -78,7 +78,8 @@ export async function lookupCaller(db: Db, fp: string, opts: CallerOptions): Pro
   if (!row.alive) throw new KeyRevoked();
   if (!row.api_access) throw new PlanRequired();
   const reach = reachSchema.safeParse(row.reach);
-  if (!reach.success) throw new RateLimitUnavailable({ fault: 'statement', phase: 'query', message: 'the reach column is not a list of {id, slug}' });
+  if (!reach.success)
+    throw new RateLimitUnavailable({ fault: 'statement', phase: 'query', message: 'the reach column is not a list of {id, slug}' });
   return {
     key: {
       id: row.id,

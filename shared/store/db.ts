@@ -2,7 +2,7 @@ import pg from 'pg';
 import { rdsAuthToken } from '../aws/sigv4.js';
 import type { Config } from '../config/service.js';
 import { InternalError, UpstreamTimeout } from '../errors.js';
-import { StoreError, storeFaultCause, type FaultCause, type StorePhase } from './faults.js';
+import { type FaultCause, StoreError, type StorePhase, storeFaultCause } from './faults.js';
 
 /** The only database surface the reads see: parameterised SELECTs, rows out. */
 export interface Db {
@@ -48,9 +48,21 @@ export function createPool(cfg: Config): pg.Pool {
  */
 function iamToken(cfg: Config): () => Promise<string> {
   return async () => {
-    if (!cfg.AWS_ACCESS_KEY_ID || !cfg.AWS_SECRET_ACCESS_KEY) throw new Error('DB_IAM_AUTH: no AWS credentials in the environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)');
-    const credentials = { accessKeyId: cfg.AWS_ACCESS_KEY_ID, secretAccessKey: cfg.AWS_SECRET_ACCESS_KEY, sessionToken: cfg.AWS_SESSION_TOKEN };
-    return rdsAuthToken({ hostname: cfg.DB_HOST as string, port: cfg.DB_PORT, user: cfg.DB_USER, region: cfg.AWS_REGION, credentials, now: new Date() });
+    if (!cfg.AWS_ACCESS_KEY_ID || !cfg.AWS_SECRET_ACCESS_KEY)
+      throw new Error('DB_IAM_AUTH: no AWS credentials in the environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)');
+    const credentials = {
+      accessKeyId: cfg.AWS_ACCESS_KEY_ID,
+      secretAccessKey: cfg.AWS_SECRET_ACCESS_KEY,
+      sessionToken: cfg.AWS_SESSION_TOKEN,
+    };
+    return rdsAuthToken({
+      hostname: cfg.DB_HOST as string,
+      port: cfg.DB_PORT,
+      user: cfg.DB_USER,
+      region: cfg.AWS_REGION,
+      credentials,
+      now: new Date(),
+    });
   };
 }
 

@@ -93,7 +93,12 @@ export function storeFaultCause(err: unknown, phase: StorePhase): FaultCause {
 export class StoreError extends Error {
   override readonly cause: FaultCause;
   constructor(cause: FaultCause) {
-    super(`measurement store ${cause.fault} fault (${cause.phase}): ${cause.sqlstate ?? cause.errno ?? ''} ${cause.message}`.replace(/ +/g, ' '));
+    super(
+      `measurement store ${cause.fault} fault (${cause.phase}): ${cause.sqlstate ?? cause.errno ?? ''} ${cause.message}`.replace(
+        / +/g,
+        ' ',
+      ),
+    );
     this.name = 'StoreError';
     this.cause = cause;
   }

@@ -1,7 +1,7 @@
-import { createBudgetCounter, createDynamoClient, type BudgetCounter } from './budget.js';
-import { config as envConfig, type Config } from '../config/service.js';
-import { lookupCaller, type Caller } from './caller.js';
+import { type Config, config as envConfig } from '../config/service.js';
 import { logger } from '../log.js';
+import { type BudgetCounter, createBudgetCounter, createDynamoClient } from './budget.js';
+import { type Caller, lookupCaller } from './caller.js';
 import { createDb, createPool, type Db } from './db.js';
 
 /** The long-lived clients of one process: built once at module scope, reused by every call. */

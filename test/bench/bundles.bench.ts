@@ -1,12 +1,12 @@
 import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { build } from 'esbuild';
-import { toApiGatewayEvent } from '../harness/adapter.js';
-import { LOCAL_CURSOR_SECRET, freshTableName } from '../harness/stack.js';
-import { createBudgetTable, startBudgetStore } from '../harness/stores.js';
 import { reads as allReads } from '../../shared/reads/registry.js';
+import { toApiGatewayEvent } from '../harness/adapter.js';
+import { freshTableName, LOCAL_CURSOR_SECRET } from '../harness/stack.js';
+import { createBudgetTable, startBudgetStore } from '../harness/stores.js';
 import { demoStore, stats, table } from './harness.js';
 import { startPooler } from './pooler.js';
 
@@ -33,7 +33,12 @@ const entries: Record<string, { entry: string; method: string; path: string; bod
   identity: { entry: 'functions/identity/handler.ts', method: 'GET', path: '/api/v1/me' },
   figures: { entry: 'functions/figures/handler.ts', method: 'GET', path: '/api/v1/analyses/{collected}/metrics' },
   catalog: { entry: 'functions/catalog/handler.ts', method: 'GET', path: '/api/v1/analyses/{collected}/runs' },
-  mcp: { entry: 'functions/mcp/handler.ts', method: 'POST', path: '/api/v1/mcp', body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) },
+  mcp: {
+    entry: 'functions/mcp/handler.ts',
+    method: 'POST',
+    path: '/api/v1/mcp',
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+  },
   openapi: { entry: 'functions/openapi/handler.ts', method: 'GET', path: '/api/v1/openapi.json' },
 };
 
@@ -88,7 +93,7 @@ export default async function bundles(): Promise<string> {
   const events: Record<string, string> = {};
   for (const [name, spec] of Object.entries(entries)) {
     const outfile = join(OUT, `${name.replace(/\W+/g, '-')}.mjs`);
-    const built = await build({
+    await build({
       entryPoints: [spec.entry],
       outfile,
       bundle: true,
@@ -120,7 +125,11 @@ export default async function bundles(): Promise<string> {
   const probe = async (name: string, variant: Variant): Promise<Sample> => {
     // Asynchronous on purpose: the embedded budget store runs in this process and must keep answering.
     const child = await run(process.execPath, [join(OUT, 'probe.mjs'), `./${name.replace(/\W+/g, '-')}.mjs`], {
-      env: { ...(variant === 'direct' ? envs.direct : envs.pooled), PROBE_EVENT: events[name], NODE_OPTIONS: variant === 'maps' ? '--enable-source-maps' : '' },
+      env: {
+        ...(variant === 'direct' ? envs.direct : envs.pooled),
+        PROBE_EVENT: events[name],
+        NODE_OPTIONS: variant === 'maps' ? '--enable-source-maps' : '',
+      },
       encoding: 'utf8',
     });
     return JSON.parse(child.stdout.trim().split('\n').pop() ?? '') as Sample;

@@ -1,6 +1,6 @@
 import pg from 'pg';
-import { largeManifest, seedLarge } from '../fixtures/large-dataset.js';
 import { migrate } from '../../shared/admin/migrate.js';
+import { largeManifest, seedLarge } from '../fixtures/large-dataset.js';
 import { benchApi, measure, serverDatabase, stats, table, withUser } from './harness.js';
 
 /**

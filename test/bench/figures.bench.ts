@@ -1,6 +1,6 @@
 import { migrate } from '../../shared/admin/migrate.js';
 import { largeManifest, seedLarge } from '../fixtures/large-dataset.js';
-import { benchApi, getter, measure, serverDatabase, table, withUser, type Stats } from './harness.js';
+import { benchApi, getter, measure, type Stats, serverDatabase, table, withUser } from './harness.js';
 
 /**
  * Reads 4-10 on the large dataset (one analysis, 365 daily runs × 200 prompts × 6 engines per year) on the

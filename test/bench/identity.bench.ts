@@ -1,4 +1,4 @@
-import { demoStore, benchApi, measure, stats, table } from './harness.js';
+import { benchApi, demoStore, measure, stats, table } from './harness.js';
 
 /**
  * Warm p50/p95 of /me and /analyses through the local HTTP adapter, on the PostgreSQL server and on
@@ -22,13 +22,17 @@ export default async function run(): Promise<string> {
     const key = store.manifest!.keys.workspace;
     for (const path of ['/me', '/analyses']) {
       const parts: Record<string, number[]> = { identity: [], budget: [], data: [] };
-      const s = await measure(async () => {
-        const res = await fetch(`${bench.api.baseUrl}${path}`, { headers: { authorization: `Bearer ${key}` } });
-        await res.arrayBuffer();
-        if (res.status !== 200) throw new Error(`${path} ${res.status}`);
-        const t = split(res.headers.get('server-timing'));
-        for (const k of Object.keys(parts)) parts[k]!.push(t[k] ?? 0);
-      }, 300, 30);
+      const s = await measure(
+        async () => {
+          const res = await fetch(`${bench.api.baseUrl}${path}`, { headers: { authorization: `Bearer ${key}` } });
+          await res.arrayBuffer();
+          if (res.status !== 200) throw new Error(`${path} ${res.status}`);
+          const t = split(res.headers.get('server-timing'));
+          for (const k of Object.keys(parts)) parts[k]!.push(t[k] ?? 0);
+        },
+        300,
+        30,
+      );
       rows.push({
         store: kind === 'server' ? 'PostgreSQL 15 server' : 'embedded PGlite',
         read: `GET ${path}`,

@@ -11,7 +11,9 @@ const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 1 })
 const dynamo = new DynamoDBClient({
   region: process.env.AWS_REGION ?? 'us-east-1',
   maxAttempts: 1,
-  ...(process.env.DYNAMODB_ENDPOINT ? { endpoint: process.env.DYNAMODB_ENDPOINT, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
+  ...(process.env.DYNAMODB_ENDPOINT
+    ? { endpoint: process.env.DYNAMODB_ENDPOINT, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
+    : {}),
 });
 
 export const handler = async (): Promise<{ statusCode: number; body: string }> => {

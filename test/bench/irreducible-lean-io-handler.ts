@@ -1,6 +1,6 @@
 import pg from 'pg';
-import { counterUpdate, reply } from './irreducible-reply.js';
 import { createDynamoDb } from '../../shared/aws/dynamodb.js';
+import { counterUpdate, reply } from './irreducible-reply.js';
 
 /**
  * The irreducible-I/O yardstick (irreducible-io-handler.ts) with the budget client the functions carry

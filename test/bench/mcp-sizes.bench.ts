@@ -2,9 +2,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import pg from 'pg';
+import { migrate } from '../../shared/admin/migrate.js';
 import { ASSISTANT_RESULT_BYTES } from '../../shared/reads/contracts/result-size.js';
 import { largeManifest, seedLarge } from '../fixtures/large-dataset.js';
-import { migrate } from '../../shared/admin/migrate.js';
 import { largest, largestPerTool, longHistorySizes } from '../mcp/long-history.js';
 import { benchApi, serverDatabase, table, withUser } from './harness.js';
 
@@ -25,16 +25,22 @@ export default async function run(): Promise<string> {
   let longest: string;
   try {
     await migrate(owner);
-    longest = (await owner.query<{ id: string }>('SELECT id FROM answers WHERE analysis_id = $1 ORDER BY length(text) DESC, id LIMIT 1', [m.analysisId])).rows[0]!.id;
+    longest = (
+      await owner.query<{ id: string }>('SELECT id FROM answers WHERE analysis_id = $1 ORDER BY length(text) DESC, id LIMIT 1', [
+        m.analysisId,
+      ])
+    ).rows[0]!.id;
   } finally {
     await owner.end();
   }
   const bench = await benchApi(withUser(url, 'geo_reader'));
   const client = new Client({ name: 'geo-bench', version: '1.0.0' });
   await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${bench.api.baseUrl}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${m.secret}` } } }),
+    new StreamableHTTPClientTransport(new URL(`${bench.api.baseUrl}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${m.secret}` } },
+    }),
   );
-  let sizes;
+  let sizes: Awaited<ReturnType<typeof longHistorySizes>>;
   try {
     const call = async (name: string, args: Record<string, unknown>) => {
       const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
@@ -60,7 +66,9 @@ export default async function run(): Promise<string> {
       'not default: largest page / window all': x ? `${largest(x)} (${JSON.stringify(extra)})` : '',
     };
   });
-  const over = sizes.defaults.filter((s) => largest(s) > ASSISTANT_RESULT_BYTES).map((s) => `${s.tool} ${JSON.stringify(s.args)}: ${s.text} / ${s.structured} bytes`);
+  const over = sizes.defaults
+    .filter((s) => largest(s) > ASSISTANT_RESULT_BYTES)
+    .map((s) => `${s.tool} ${JSON.stringify(s.args)}: ${s.text} / ${s.structured} bytes`);
   const out =
     `Every tool with default arguments on the 1-year dataset (${m.answers.toLocaleString('en')} answers, 200 prompts × 6 engines × 365 daily runs), ` +
     `through the MCP SDK client; largest result per tool, in bytes (limit ${ASSISTANT_RESULT_BYTES.toLocaleString('en')} each). The last column, for the record, ` +

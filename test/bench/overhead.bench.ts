@@ -1,13 +1,13 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { localConfig, startApi, type LocalApi } from '../harness/stack.js';
-import { largeManifest, seedLarge } from '../fixtures/large-dataset.js';
 import { migrate } from '../../shared/admin/migrate.js';
+import { largeManifest, seedLarge } from '../fixtures/large-dataset.js';
+import { type LocalApi, localConfig, startApi } from '../harness/stack.js';
 import { measure, serverDatabase, stats, table, withUser } from './harness.js';
 import { startPrivatePg } from './private-pg.js';
 
@@ -73,11 +73,14 @@ function getter(base: string, key: string) {
   const url = new URL(base);
   return (path: string) =>
     new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = request({ host: url.hostname, port: url.port, path: `${url.pathname}${path}`, agent, headers: { authorization: `Bearer ${key}` } }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-      });
+      const req = request(
+        { host: url.hostname, port: url.port, path: `${url.pathname}${path}`, agent, headers: { authorization: `Bearer ${key}` } },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+        },
+      );
       req.on('error', reject);
       req.end();
     });
@@ -89,10 +92,14 @@ export default async function run(): Promise<string> {
   let api: LocalApi | undefined;
   try {
     const m = largeManifest({ years: 1 });
-    const ownerUrl = await serverDatabase('geo_bench_1y', async (db) => {
-      await migrate(db);
-      await seedLarge(db, { years: 1 });
-    }, cluster.url('postgres'));
+    const ownerUrl = await serverDatabase(
+      'geo_bench_1y',
+      async (db) => {
+        await migrate(db);
+        await seedLarge(db, { years: 1 });
+      },
+      cluster.url('postgres'),
+    );
     const owner = new pg.Client({ connectionString: ownerUrl });
     await owner.connect();
     await owner.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
@@ -102,7 +109,9 @@ export default async function run(): Promise<string> {
     procs.push(budget.proc);
     const budgetEndpoint = budget.info.endpoint as string;
     const ceilings = JSON.stringify({ growth: 1_000_000_000, tiny: 1_000_000_000 });
-    api = await startApi(localConfig(readerUrl, budgetEndpoint, { BUDGET_TABLE: 'geo-budget-bench', LOG_LEVEL: 'SILENT', PLAN_CEILINGS: ceilings }));
+    api = await startApi(
+      localConfig(readerUrl, budgetEndpoint, { BUDGET_TABLE: 'geo-budget-bench', LOG_LEVEL: 'SILENT', PLAN_CEILINGS: ceilings }),
+    );
 
     // The statements each call sends, captured on the service's own pool.
     const captured: Statement[] = [];
@@ -120,7 +129,8 @@ export default async function run(): Promise<string> {
       return r.body;
     };
     const from30 = new Date(Date.parse(`${m.endDate}T00:00:00Z`) - 29 * 86_400_000).toISOString().slice(0, 10);
-    const firstAnswer = (JSON.parse(await ok(`${a}/answers?from=${from30}&to=${m.endDate}&limit=1`)) as { items: Array<{ id: string }> }).items[0]!.id;
+    const firstAnswer = (JSON.parse(await ok(`${a}/answers?from=${from30}&to=${m.endDate}&limit=1`)) as { items: Array<{ id: string }> })
+      .items[0]!.id;
     const cases: Array<[string, string, string]> = [
       ['1', '/me', 'identity'],
       ['2', '/analyses', 'identity'],
@@ -144,7 +154,8 @@ export default async function run(): Promise<string> {
     const reader = new pg.Client({ connectionString: readerUrl });
     await reader.connect();
     const replay = async (stmts: Statement[], prepared: boolean, tag: string) => {
-      for (const [i, s] of stmts.entries()) await reader.query(prepared ? { name: `${tag}_${i}`, text: s.text, values: s.params } : { text: s.text, values: s.params });
+      for (const [i, s] of stmts.entries())
+        await reader.query(prepared ? { name: `${tag}_${i}`, text: s.text, values: s.params } : { text: s.text, values: s.params });
     };
     /** Server time per call (ms) of the statements, from pg_stat_statements, over `n` calls. */
     const serverTime = async (stmts: Statement[], prepared: boolean, tag: string, n: number) => {
@@ -194,7 +205,11 @@ export default async function run(): Promise<string> {
       const db = await serverTimes(stmts, tag);
       rows.push({
         read: n,
-        call: `GET ${path.replace(a, '/analyses/{a}').replace(/answers\/[0-9a-f-]{36}/, 'answers/{id}').replace(/prompts\?.*/, 'prompts?window=30d').replace(/from=[\d-]+&to=[\d-]+/, 'last 30 days')}`,
+        call: `GET ${path
+          .replace(a, '/analyses/{a}')
+          .replace(/answers\/[0-9a-f-]{36}/, 'answers/{id}')
+          .replace(/prompts\?.*/, 'prompts?window=30d')
+          .replace(/from=[\d-]+&to=[\d-]+/, 'last 30 days')}`,
         family,
         statements: stmts.length,
         'db ms/call': round(db.unnamed),
@@ -206,7 +221,6 @@ export default async function run(): Promise<string> {
         'e2e ÷ (bare SQL + budget call)': round(e2e.p50 / (bare.p50 + budgetCall.p50), 2),
       });
     }
-
 
     // Throughput: the service as its own process, against the bare server, each under the same load.
     const service = await spawnJsonChild(fileURLToPath(new URL('../../scripts/load/server.ts', import.meta.url)), {
@@ -220,16 +234,27 @@ export default async function run(): Promise<string> {
     procs.push(bareServer.proc);
     const postmaster = Number(readFileSync('.local/bench-pg/data/postmaster.pid', 'utf8').split('\n')[0]);
     const load: Array<Record<string, string | number>> = [];
-    for (const [label, path] of [['metrics 30d', `/api/v1${a}/metrics?window=30d`], ['/me', '/api/v1/me']] as const) {
+    for (const [label, path] of [
+      ['metrics 30d', `/api/v1${a}/metrics?window=30d`],
+      ['/me', '/api/v1/me'],
+    ] as const) {
       const rps: Record<string, number[]> = { service: [], bare: [] };
       const cpu: Record<string, Record<string, number>> = { service: {}, bare: {} };
       for (let round = 0; round < 2; round += 1) {
-        for (const [who, target] of [['service', service], ['bare', bareServer]] as const) {
+        for (const [who, target] of [
+          ['service', service],
+          ['bare', bareServer],
+        ] as const) {
           const url = `${target.info.url as string}${path}`;
           await autocannon({ url, connections: 8, duration: 2, headers: { authorization: `Bearer ${m.secret}` } });
           const pids = { server: target.proc.pid!, budget: budget.proc.pid!, postgres: postmaster };
           const before = { server: cpuSeconds(pids.server), budget: cpuSeconds(pids.budget), postgres: clusterCpuSeconds(pids.postgres) };
-          const result = await autocannon({ url, connections: 8, duration: LOAD_SECONDS, headers: { authorization: `Bearer ${m.secret}` } });
+          const result = await autocannon({
+            url,
+            connections: 8,
+            duration: LOAD_SECONDS,
+            headers: { authorization: `Bearer ${m.secret}` },
+          });
           if (result.non2xx > 0 || result.errors > 0) throw new Error(`${who} ${label}: ${result.non2xx} non-2xx, ${result.errors} errors`);
           const after = { server: cpuSeconds(pids.server), budget: cpuSeconds(pids.budget), postgres: clusterCpuSeconds(pids.postgres) };
           rps[who]!.push(result.requests.average);
@@ -251,7 +276,7 @@ export default async function run(): Promise<string> {
     await reader.end();
     await owner.end();
     return [
-      `1-year dataset (${m.analysisSlug}) in the bench's own PostgreSQL ${(await pgVersion(ownerUrl))} cluster with pg_stat_statements; budget counter (dynalite) in its own process; ${SAMPLES} sequential calls per line after 20 warm-up calls.`,
+      `1-year dataset (${m.analysisSlug}) in the bench's own PostgreSQL ${await pgVersion(ownerUrl)} cluster with pg_stat_statements; budget counter (dynalite) in its own process; ${SAMPLES} sequential calls per line after 20 warm-up calls.`,
       '',
       table(rows),
       '',

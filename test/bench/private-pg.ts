@@ -24,7 +24,10 @@ const PORT = Number(process.env.BENCH_PG_PORT ?? 55433);
 
 async function asPostgres(cmd: string, args: string[]): Promise<string> {
   const bin = (await exec('pg_config', ['--bindir'])).stdout.trim();
-  const run = process.getuid?.() === 0 ? await exec('runuser', ['-u', 'postgres', '--', `${bin}/${cmd}`, ...args]) : await exec(`${bin}/${cmd}`, args);
+  const run =
+    process.getuid?.() === 0
+      ? await exec('runuser', ['-u', 'postgres', '--', `${bin}/${cmd}`, ...args])
+      : await exec(`${bin}/${cmd}`, args);
   return run.stdout;
 }
 

@@ -1,4 +1,5 @@
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
 import { closeBench } from './harness.js';
 
 /**

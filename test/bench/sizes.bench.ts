@@ -1,9 +1,9 @@
-import { largeManifest, seedLarge } from '../fixtures/large-dataset.js';
-import { migrate } from '../../shared/admin/migrate.js';
 import * as z from 'zod';
+import { migrate } from '../../shared/admin/migrate.js';
 import { reads } from '../../shared/reads/registry.js';
 import { pathParams } from '../../shared/reads/types.js';
 import { MAX_WINDOW_DAYS } from '../../shared/reads/windows.js';
+import { largeManifest, seedLarge } from '../fixtures/large-dataset.js';
 import { benchApi, serverDatabase, table, withUser } from './harness.js';
 
 /**
@@ -39,7 +39,8 @@ export default async function run(): Promise<string> {
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
       });
       const text = await res.text();
-      if (res.status !== 200 || (JSON.parse(text) as { result?: { isError?: boolean } }).result?.isError) throw new Error(`${name}: ${text.slice(0, 300)}`);
+      if (res.status !== 200 || (JSON.parse(text) as { result?: { isError?: boolean } }).result?.isError)
+        throw new Error(`${name}: ${text.slice(0, 300)}`);
       return text;
     };
     const firstAnswer = JSON.parse(await rest(`${a}/answers?window=all&limit=1`)) as { items: Array<{ id: string }> };
@@ -54,7 +55,9 @@ export default async function run(): Promise<string> {
       const input = z.toJSONSchema(read.input, { io: 'input' }) as { properties: Record<string, { maximum?: number; enum?: string[] }> };
       const limit = input.properties.limit?.maximum;
       if (limit !== undefined) args.limit = limit;
-      const variants: Array<Record<string, unknown>> = input.properties.window ? [{ window: 'all' }, { from: from366, to: m.endDate }] : [{}];
+      const variants: Array<Record<string, unknown>> = input.properties.window
+        ? [{ window: 'all' }, { from: from366, to: m.endDate }]
+        : [{}];
       for (const v of variants) {
         const query = { ...args, ...v };
         for (const p of pathParams(read.path)) delete query[p];

@@ -1,18 +1,28 @@
-import { describe, expect, test } from '@jest/globals';
 import { Signer } from '@aws-sdk/rds-signer';
+import { describe, expect, test } from '@jest/globals';
 import { verifyIamToken } from './support/iam-token.js';
 
 /** The rehearsal's proxy stand-in accepts a login only on this check: it must refuse what RDS refuses. */
 describe('IAM token check of the RDS Proxy stand-in', () => {
-  const credentials = { accessKeyId: 'ASIAEXAMPLE000000001', secretAccessKey: 'rehearsal-secret-key', sessionToken: 'session/token+with=odd chars' };
+  const credentials = {
+    accessKeyId: 'ASIAEXAMPLE000000001',
+    secretAccessKey: 'rehearsal-secret-key',
+    sessionToken: 'session/token+with=odd chars',
+  };
   const want = { hostPort: '127.80.1.2:5432', user: 'geo_reader', region: 'eu-west-1', ...credentials };
-  const token = (over: Partial<{ hostname: string; port: number; username: string; region: string; secretAccessKey: string; sessionToken: string }> = {}) =>
+  const token = (
+    over: Partial<{ hostname: string; port: number; username: string; region: string; secretAccessKey: string; sessionToken: string }> = {},
+  ) =>
     new Signer({
       hostname: over.hostname ?? '127.80.1.2',
       port: over.port ?? 5432,
       username: over.username ?? 'geo_reader',
       region: over.region ?? 'eu-west-1',
-      credentials: { ...credentials, ...(over.secretAccessKey ? { secretAccessKey: over.secretAccessKey } : {}), ...(over.sessionToken ? { sessionToken: over.sessionToken } : {}) },
+      credentials: {
+        ...credentials,
+        ...(over.secretAccessKey ? { secretAccessKey: over.secretAccessKey } : {}),
+        ...(over.sessionToken ? { sessionToken: over.sessionToken } : {}),
+      },
     }).getAuthToken();
 
   test('accepts the token @aws-sdk/rds-signer makes for this endpoint and user', async () => {

@@ -11,12 +11,27 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import pg from 'pg';
 import { adminClientConfig } from '../../scripts/admin-connection.js';
 import { toApiGatewayEvent } from '../harness/adapter.js';
-import { startBudgetStore, type LocalBudgetStore } from '../harness/stores.js';
-import { invoke, readAssembly, resolveValue, type Assembly, type FunctionSpec, type InvokeResult, type LocalEquivalents } from './support/assembly.js';
-import { startLambda, startSecretsManager, startSignedFront, type LambdaStandIn, type SecretsStandIn, type SignedFront } from './support/aws-stand-ins.js';
-import { makeCertificates, type Certificates } from './support/certs.js';
+import { type LocalBudgetStore, startBudgetStore } from '../harness/stores.js';
+import {
+  type Assembly,
+  type FunctionSpec,
+  type InvokeResult,
+  invoke,
+  type LocalEquivalents,
+  readAssembly,
+  resolveValue,
+} from './support/assembly.js';
+import {
+  type LambdaStandIn,
+  type SecretsStandIn,
+  type SignedFront,
+  startLambda,
+  startSecretsManager,
+  startSignedFront,
+} from './support/aws-stand-ins.js';
+import { type Certificates, makeCertificates } from './support/certs.js';
 import { verifyIamToken } from './support/iam-token.js';
-import { startFront, type Front } from './support/pg-front.js';
+import { type Front, startFront } from './support/pg-front.js';
 
 /**
  * Deployment rehearsal, on real parts: the cloud assembly `npm run synth` builds (real esbuild bundles,
@@ -59,10 +74,28 @@ const RUNTIME_FILES = ['/var/runtime/ca-cert.pem'];
  * variables"): what every execution environment has besides the function's own configuration.
  */
 const LAMBDA_DEFINED = [
-  '_HANDLER', '_X_AMZN_TRACE_ID', 'AWS_DEFAULT_REGION', 'AWS_REGION', 'AWS_EXECUTION_ENV', 'AWS_LAMBDA_FUNCTION_NAME',
-  'AWS_LAMBDA_FUNCTION_MEMORY_SIZE', 'AWS_LAMBDA_FUNCTION_VERSION', 'AWS_LAMBDA_INITIALIZATION_TYPE', 'AWS_LAMBDA_LOG_GROUP_NAME',
-  'AWS_LAMBDA_LOG_STREAM_NAME', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_LAMBDA_RUNTIME_API',
-  'LAMBDA_TASK_ROOT', 'LAMBDA_RUNTIME_DIR', 'LANG', 'PATH', 'LD_LIBRARY_PATH', 'NODE_PATH', 'TZ',
+  '_HANDLER',
+  '_X_AMZN_TRACE_ID',
+  'AWS_DEFAULT_REGION',
+  'AWS_REGION',
+  'AWS_EXECUTION_ENV',
+  'AWS_LAMBDA_FUNCTION_NAME',
+  'AWS_LAMBDA_FUNCTION_MEMORY_SIZE',
+  'AWS_LAMBDA_FUNCTION_VERSION',
+  'AWS_LAMBDA_INITIALIZATION_TYPE',
+  'AWS_LAMBDA_LOG_GROUP_NAME',
+  'AWS_LAMBDA_LOG_STREAM_NAME',
+  'AWS_ACCESS_KEY_ID',
+  'AWS_SECRET_ACCESS_KEY',
+  'AWS_SESSION_TOKEN',
+  'AWS_LAMBDA_RUNTIME_API',
+  'LAMBDA_TASK_ROOT',
+  'LAMBDA_RUNTIME_DIR',
+  'LANG',
+  'PATH',
+  'LD_LIBRARY_PATH',
+  'NODE_PATH',
+  'TZ',
 ];
 /** The only variables the rehearsal adds beyond those, each standing in for something AWS provides. */
 const STAND_IN_ADDITIONS = ['AWS_ENDPOINT_URL_DYNAMODB', 'AWS_ENDPOINT_URL_SECRETS_MANAGER', 'NODE_EXTRA_CA_CERTS'] as const;
@@ -76,7 +109,8 @@ const credentials = {
 };
 const oldPassword = randomBytes(18).toString('hex');
 const newPassword = randomBytes(18).toString('hex');
-const adminSecret = (password: string) => JSON.stringify({ username: 'geo_admin', password, engine: 'postgres', host: CLUSTER_NAME, port: 5432, dbname: 'geo' });
+const adminSecret = (password: string) =>
+  JSON.stringify({ username: 'geo_admin', password, engine: 'postgres', host: CLUSTER_NAME, port: 5432, dbname: 'geo' });
 const cursorSecret = randomBytes(32).toString('hex');
 
 /**
@@ -162,7 +196,8 @@ function environmentOf(fn: FunctionSpec, stage: StageAddresses = mainStage()): R
   };
   // RDS Proxy's certificate is issued by ACM under Amazon Root CA 1, which Node trusts by default, so the
   // service functions' template names no CA. The stand-in proxy's CA takes that built-in trust's place.
-  if (fn.stack === STATELESS && env.NODE_EXTRA_CA_CERTS === undefined && env.DB_HOST !== undefined) additions.NODE_EXTRA_CA_CERTS = certs.caFile;
+  if (fn.stack === STATELESS && env.NODE_EXTRA_CA_CERTS === undefined && env.DB_HOST !== undefined)
+    additions.NODE_EXTRA_CA_CERTS = certs.caFile;
   return {
     ...env,
     ...additions,
@@ -188,7 +223,14 @@ async function call(name: string, event: unknown, stage: StageAddresses = mainSt
   return result;
 }
 
-async function http(name: string, method: string, url: string, headers: Record<string, string> = {}, body = '', stage: StageAddresses = mainStage()) {
+async function http(
+  name: string,
+  method: string,
+  url: string,
+  headers: Record<string, string> = {},
+  body = '',
+  stage: StageAddresses = mainStage(),
+) {
   const { event } = toApiGatewayEvent({ method, url, rawHeaders: Object.entries(headers).flat(), body });
   const out = await call(name, event, stage);
   if (!out.ok) throw new Error(`${name} failed: ${out.errorType}: ${out.errorMessage}\n${out.logs}`);
@@ -217,7 +259,13 @@ async function pageTunnelUrl(): Promise<string> {
   const line = /^export DATABASE_URL="([^"]+)"$/m.exec(await pageBlock('tunnel-url'));
   if (!line) throw new Error(`${OPERATING_PAGE} tunnel-url block exports no DATABASE_URL`);
   const url = new URL(line[1]!.replace('$CLUSTER', CLUSTER_NAME));
-  expect({ host: url.hostname, port: url.port, user: url.username, path: url.pathname, query: Object.fromEntries(url.searchParams) }).toEqual({
+  expect({
+    host: url.hostname,
+    port: url.port,
+    user: url.username,
+    path: url.pathname,
+    query: Object.fromEntries(url.searchParams),
+  }).toEqual({
     host: CLUSTER_NAME,
     port: '15432',
     user: 'geo_admin',
@@ -231,7 +279,11 @@ async function pageTunnelUrl(): Promise<string> {
 }
 
 async function sh(script: string, env: Record<string, string>): Promise<string> {
-  const out = await run('bash', ['-euo', 'pipefail', '-c', script], { cwd: ROOT, env: { ...process.env, NODE_OPTIONS: '', ...env }, maxBuffer: 10 << 20 });
+  const out = await run('bash', ['-euo', 'pipefail', '-c', script], {
+    cwd: ROOT,
+    env: { ...process.env, NODE_OPTIONS: '', ...env },
+    maxBuffer: 10 << 20,
+  });
   return out.stdout;
 }
 
@@ -268,7 +320,12 @@ async function emptyDatabase(label: string): Promise<{ upstream: Upstream; owner
       await c.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
       await c.end();
     });
-    const upstream = { host: server.hostname, port: Number(server.port || 5432), database, owner: decodeURIComponent(server.username) || 'postgres' };
+    const upstream = {
+      host: server.hostname,
+      port: Number(server.port || 5432),
+      database,
+      owner: decodeURIComponent(server.username) || 'postgres',
+    };
     server.pathname = `/${database}`;
     return { upstream, ownerUrl: server.toString() };
   }
@@ -329,7 +386,13 @@ beforeAll(async () => {
   if (!outdir) {
     const fresh = await mkdtemp(join(tmpdir(), 'geo-rehearsal-cdk-'));
     teardown.push(() => rm(fresh, { recursive: true, force: true }));
-    await time('synth (npm run synth)', () => run('npm', ['run', 'synth', '--silent'], { cwd: ROOT, env: { ...process.env, NODE_OPTIONS: '', CDK_OUTDIR: fresh }, maxBuffer: 20 << 20 }));
+    await time('synth (npm run synth)', () =>
+      run('npm', ['run', 'synth', '--silent'], {
+        cwd: ROOT,
+        env: { ...process.env, NODE_OPTIONS: '', CDK_OUTDIR: fresh },
+        maxBuffer: 20 << 20,
+      }),
+    );
     outdir = fresh;
   }
   assembly = readAssembly(outdir, [STATEFUL, STATELESS]);
@@ -357,7 +420,13 @@ beforeAll(async () => {
   budgetTable = `geo-rehearsal-budget-${randomBytes(4).toString('hex')}`;
   await budget.createTable(budgetTable);
   teardown.push(() => budget.close());
-  budgetFront = await startSignedFront(budget.endpoint, { accessKeyId: credentials.AWS_ACCESS_KEY_ID, secretAccessKey: credentials.AWS_SECRET_ACCESS_KEY, sessionToken: credentials.AWS_SESSION_TOKEN, region: REGION, service: 'dynamodb' });
+  budgetFront = await startSignedFront(budget.endpoint, {
+    accessKeyId: credentials.AWS_ACCESS_KEY_ID,
+    secretAccessKey: credentials.AWS_SECRET_ACCESS_KEY,
+    sessionToken: credentials.AWS_SESSION_TOKEN,
+    region: REGION,
+    service: 'dynamodb',
+  });
   teardown.push(() => budgetFront.close());
   // The admin secret is rotated between the migration runner's first read and its first login.
   secrets = await startSecretsManager({ [ADMIN_ARN]: [adminSecret(oldPassword), adminSecret(newPassword)] });
@@ -376,7 +445,9 @@ afterAll(async () => {
   const failed = invocations.filter((i) => !i.result.ok);
   if (failed.length > 0) console.log(failed.map((f) => `${f.fn}: ${f.result.errorMessage}\n${f.result.logs}`).join('\n'));
   console.log(
-    `deployment rehearsal: ${Math.round((Date.now() - started) / 1000)} s in all; ${Object.entries(timings).map(([k, v]) => `${k} ${Math.round(v / 100) / 10} s`).join(', ')}${notes.map((n) => `; ${n}`).join('')}`,
+    `deployment rehearsal: ${Math.round((Date.now() - started) / 1000)} s in all; ${Object.entries(timings)
+      .map(([k, v]) => `${k} ${Math.round(v / 100) / 10} s`)
+      .join(', ')}${notes.map((n) => `; ${n}`).join('')}`,
   );
 });
 
@@ -385,7 +456,12 @@ describe('deployment rehearsal: from an empty database to answered calls, throug
 
   test('the migration bundle migrates the empty database as the custom resource does, surviving a rotated admin secret', async () => {
     const migrate = await time('migrate', () =>
-      call('MigrationRunnerMigrate', { RequestType: 'Create', ResourceType: 'Custom::MeasurementStoreSchema', LogicalResourceId: 'MigrationRunnerSchema', ResourceProperties: {} }),
+      call('MigrationRunnerMigrate', {
+        RequestType: 'Create',
+        ResourceType: 'Custom::MeasurementStoreSchema',
+        LogicalResourceId: 'MigrationRunnerSchema',
+        ResourceProperties: {},
+      }),
     );
     expect(migrate.ok).toBe(true);
     const result = migrate.result as { PhysicalResourceId: string; Data: { Applied: string } };
@@ -399,14 +475,16 @@ describe('deployment rehearsal: from an empty database to answered calls, throug
     const db = new pg.Client({ connectionString: ownerUrl });
     await db.connect();
     try {
-      const member = await db.query("SELECT 1 FROM pg_auth_members m JOIN pg_roles r ON r.oid = m.roleid JOIN pg_roles u ON u.oid = m.member WHERE r.rolname = 'rds_iam' AND u.rolname = 'geo_reader'");
+      const member = await db.query(
+        "SELECT 1 FROM pg_auth_members m JOIN pg_roles r ON r.oid = m.roleid JOIN pg_roles u ON u.oid = m.member WHERE r.rolname = 'rds_iam' AND u.rolname = 'geo_reader'",
+      );
       expect(member.rows).toHaveLength(1);
     } finally {
       await db.end();
     }
   }, 120_000);
 
-  test("the onboarding of docs/operating.md, verbatim, through the migration function (ADMIN_FUNCTION), ends with a key", async () => {
+  test('the onboarding of docs/operating.md, verbatim, through the migration function (ADMIN_FUNCTION), ends with a key', async () => {
     const script = await pageBlock('onboarding');
     expect(script).toMatch(/npm run admin -- key create/);
     const out = await time('onboarding (docs/operating.md)', () =>
@@ -422,7 +500,7 @@ describe('deployment rehearsal: from an empty database to answered calls, throug
     expect(key).not.toBe('');
   }, 300_000);
 
-  test("the tunnel of docs/operating.md, as written: the admin CLI and the data contract example through the cluster stand-in, with hostaddr, verify-full and the CA bundle", async () => {
+  test('the tunnel of docs/operating.md, as written: the admin CLI and the data contract example through the cluster stand-in, with hostaddr, verify-full and the CA bundle', async () => {
     const tunnelUrl = await pageTunnelUrl();
     const script = await pageBlock('tunnel');
     expect(script).toContain('examples/pipeline/load-run.ts');
@@ -465,7 +543,12 @@ describe('deployment rehearsal: from an empty database to answered calls, throug
     const res = await http('IdentityFn', 'GET', '/api/v1/me', { authorization: `Bearer ${key}` });
     expect(res.status).toBe(200);
     expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
-    expect(res.json()).toMatchObject({ workspace: { slug: 'acme' }, plan: { key: 'growth' }, rate_limit: { per_minute: 600, remaining: 599 }, reach: { analyses: 1 } });
+    expect(res.json()).toMatchObject({
+      workspace: { slug: 'acme' },
+      plan: { key: 'growth' },
+      rate_limit: { per_minute: 600, remaining: 599 },
+      reach: { analyses: 1 },
+    });
     const logins = proxy.events.filter((e) => e.outcome === 'ok');
     expect(logins.length).toBeGreaterThan(0);
     expect(proxy.events.filter((e) => e.outcome === 'refused')).toEqual([]);
@@ -536,24 +619,45 @@ describe('deployment rehearsal: from an empty database to answered calls, throug
     const demoLambda = await startLambda((name, payload) => call(name, payload, demoStage));
     teardown.push(() => demoLambda.close());
     // A new stage's store is migrated by the custom resource during its deployment, before anyone loads it.
-    const migrated = await call('MigrationRunnerMigrate', { RequestType: 'Create', ResourceType: 'Custom::MeasurementStoreSchema', LogicalResourceId: 'MigrationRunnerSchema', ResourceProperties: {} }, demoStage);
+    const migrated = await call(
+      'MigrationRunnerMigrate',
+      {
+        RequestType: 'Create',
+        ResourceType: 'Custom::MeasurementStoreSchema',
+        LogicalResourceId: 'MigrationRunnerSchema',
+        ResourceProperties: {},
+      },
+      demoStage,
+    );
     expect(migrated.ok).toBe(true);
 
     const script = await pageBlock('demo');
     expect(script).toMatch(/npm run admin -- demo load/);
     const out = await time('demo block (docs/operating.md)', () =>
-      sh(script, { ...credentials, AWS_REGION: REGION, ADMIN_FUNCTION: byName('MigrationRunnerMigrate').logicalId, AWS_ENDPOINT_URL_LAMBDA: demoLambda.endpoint, DATABASE_URL: '' }),
+      sh(script, {
+        ...credentials,
+        AWS_REGION: REGION,
+        ADMIN_FUNCTION: byName('MigrationRunnerMigrate').logicalId,
+        AWS_ENDPOINT_URL_LAMBDA: demoLambda.endpoint,
+        DATABASE_URL: '',
+      }),
     );
     const demoKey = /geo_live_[0-9A-Za-z]+/.exec(out)?.[0] ?? '';
     expect(demoKey).not.toBe('');
 
     // The load is one invocation of the migration function: its time against that function's timeout.
-    const loads = invocations.filter((i) => i.fn.startsWith('MigrationRunnerMigrate') && JSON.stringify((i.event as { admin?: unknown }).admin ?? []).startsWith('["demo","load"'));
+    const loads = invocations.filter(
+      (i) =>
+        i.fn.startsWith('MigrationRunnerMigrate') &&
+        JSON.stringify((i.event as { admin?: unknown }).admin ?? []).startsWith('["demo","load"'),
+    );
     expect(loads).toHaveLength(1);
     const [load] = loads;
     expect(load!.result.ok).toBe(true);
     const timeoutMs = byName('MigrationRunnerMigrate').timeoutSeconds * 1000;
-    notes.push(`demo load: ${(load!.ms / 1000).toFixed(1)} s (function CPU ${((load!.result.cpuMs ?? 0) / 1000).toFixed(1)} s) of the migration function's ${timeoutMs / 1000} s timeout`);
+    notes.push(
+      `demo load: ${(load!.ms / 1000).toFixed(1)} s (function CPU ${((load!.result.cpuMs ?? 0) / 1000).toFixed(1)} s) of the migration function's ${timeoutMs / 1000} s timeout`,
+    );
     // A quarter at most here leaves room for Lambda's third of a vCPU at 512 MB and for a slower database.
     expect(load!.ms).toBeLessThan(timeoutMs / 4);
 
@@ -586,7 +690,11 @@ describe('deployment rehearsal: from an empty database to answered calls, throug
         else if (!v.includes('{{resolve:')) expect([k, env[k]]).toEqual([k, v]);
       }
       const added = Object.keys(env).filter((k) => !(k in fn.environment) && !LAMBDA_DEFINED.includes(k));
-      const expected = ['AWS_ENDPOINT_URL_DYNAMODB', 'AWS_ENDPOINT_URL_SECRETS_MANAGER', ...(fn.stack === STATELESS && env.DB_HOST ? ['NODE_EXTRA_CA_CERTS'] : [])];
+      const expected = [
+        'AWS_ENDPOINT_URL_DYNAMODB',
+        'AWS_ENDPOINT_URL_SECRETS_MANAGER',
+        ...(fn.stack === STATELESS && env.DB_HOST ? ['NODE_EXTRA_CA_CERTS'] : []),
+      ];
       expect([name, added.sort()]).toEqual([name, expected.sort()]);
     }
     const page = await readFile(join(ROOT, OPERATING_PAGE), 'utf8');
@@ -598,7 +706,11 @@ describe('deployment rehearsal: from an empty database to answered calls, throug
     expect(budgetFront.refused).toEqual([]);
     expect(budgetFront.verified).toBeGreaterThanOrEqual(4);
     const { DynamoDBClient, ScanCommand } = await import('@aws-sdk/client-dynamodb');
-    const client = new DynamoDBClient({ endpoint: budget.endpoint, region: REGION, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+    const client = new DynamoDBClient({
+      endpoint: budget.endpoint,
+      region: REGION,
+      credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
+    });
     try {
       const items = (await client.send(new ScanCommand({ TableName: budgetTable }))).Items ?? [];
       const calls = items.reduce((n, i) => n + Number(i.calls?.N ?? 0), 0);

@@ -1,12 +1,12 @@
-import { readFileSync, readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, describe, expect, test } from '@jest/globals';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { createServices } from '../../shared/store/services.js';
 import { toApiGatewayEvent } from '../harness/adapter.js';
 import { createHandlers } from '../harness/handlers.js';
 import { localConfig } from '../harness/stack.js';
-import { createServices } from '../../shared/store/services.js';
-import { dynamoEndpoint, manifest, readerUrl } from '../support/api.js';
 import { createBudgetTable } from '../harness/stores.js';
+import { dynamoEndpoint, manifest, readerUrl } from '../support/api.js';
 
 /**
  * The local adapter stands in for API Gateway: its events must have the shape of recorded HTTP API
@@ -44,7 +44,16 @@ describe.each(samples)('%s', (_file, recorded) => {
   test('the adapter builds an event of the same shape and values', () => {
     const { event } = toApiGatewayEvent(rawRequest(recorded));
     expect(shape(event).sort()).toEqual(shape(recorded).sort());
-    for (const field of ['routeKey', 'rawPath', 'rawQueryString', 'headers', 'queryStringParameters', 'pathParameters', 'body', 'isBase64Encoded'] as const) {
+    for (const field of [
+      'routeKey',
+      'rawPath',
+      'rawQueryString',
+      'headers',
+      'queryStringParameters',
+      'pathParameters',
+      'body',
+      'isBase64Encoded',
+    ] as const) {
       expect(event[field]).toEqual(recorded[field]);
     }
     const { http, routeKey, stage } = event.requestContext;

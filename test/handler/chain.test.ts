@@ -2,10 +2,10 @@ import { afterAll, describe, expect, test } from '@jest/globals';
 import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { restHandler } from '../../shared/http/rest.js';
 import { readsByFamily } from '../../shared/reads/registry.js';
-import { toApiGatewayEvent, type LambdaHandler } from '../harness/adapter.js';
+import { createServices } from '../../shared/store/services.js';
+import { type LambdaHandler, toApiGatewayEvent } from '../harness/adapter.js';
 import { freshTableName, localConfig } from '../harness/stack.js';
 import { createBudgetTable } from '../harness/stores.js';
-import { createServices } from '../../shared/store/services.js';
 import { awayFromMinuteEdge, dynamoEndpoint, manifest, readerUrl } from '../support/api.js';
 
 /** The real middy chain, invoked as Lambda would, without HTTP in between. */
@@ -14,7 +14,11 @@ afterAll(() => services.close());
 
 const context = { awsRequestId: 'test', getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
 
-async function invoke(family: 'identity' | 'figures' | 'catalog', path: string, headers: string[] = []): Promise<APIGatewayProxyStructuredResultV2> {
+async function invoke(
+  family: 'identity' | 'figures' | 'catalog',
+  path: string,
+  headers: string[] = [],
+): Promise<APIGatewayProxyStructuredResultV2> {
   const { event } = toApiGatewayEvent({ method: 'GET', url: `/api/v1${path}`, rawHeaders: headers, body: '' });
   const handler = restHandler(readsByFamily[family], services) as unknown as LambdaHandler;
   return handler(event, context);
@@ -54,10 +58,19 @@ describe('the budget is decided before any data statement: it protects the store
       return query(text, params);
     }) as typeof svc.db.query;
     const call = async (family: 'identity' | 'figures', path: string) => {
-      const { event } = toApiGatewayEvent({ method: 'GET', url: `/api/v1${path}`, rawHeaders: ['authorization', `Bearer ${manifest.keys.small_budget}`], body: '' });
+      const { event } = toApiGatewayEvent({
+        method: 'GET',
+        url: `/api/v1${path}`,
+        rawHeaders: ['authorization', `Bearer ${manifest.keys.small_budget}`],
+        body: '',
+      });
       sent.length = 0;
       const res = await (restHandler(readsByFamily[family], svc) as unknown as LambdaHandler)(event, context);
-      return { status: res.statusCode, code: res.statusCode === 200 ? undefined : JSON.parse(res.body as string).error.code, sent: [...sent] };
+      return {
+        status: res.statusCode,
+        code: res.statusCode === 200 ? undefined : JSON.parse(res.body as string).error.code,
+        sent: [...sent],
+      };
     };
     return { svc, call };
   }

@@ -1,10 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createServer, STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, STATUS_CODES } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { errorBody, HeadersTooLarge, MalformedRequest, PayloadTooLarge, type ApiError } from '../../shared/errors.js';
-import { baseHeaders } from '../../shared/middleware/response-headers.js';
+import { type ApiError, errorBody, HeadersTooLarge, MalformedRequest, PayloadTooLarge } from '../../shared/errors.js';
 import { DEFAULT_ROUTE_KEY, DEFAULT_TARGET, matchPath, routeKey, routes, type Target } from '../../shared/http/routes.js';
+import { baseHeaders } from '../../shared/middleware/response-headers.js';
 
 export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 export type Handlers = Record<Target, LambdaHandler>;
@@ -146,13 +146,17 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
     return;
   }
   const refusal = gatewayRefusal(
-    err.code === 'HPE_HEADER_OVERFLOW' ? new HeadersTooLarge()
-    : err.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW' ? new PayloadTooLarge()
-    : new MalformedRequest(),
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? new HeadersTooLarge()
+      : err.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW'
+        ? new PayloadTooLarge()
+        : new MalformedRequest(),
   );
   const head = [
     `HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status] ?? ''}`,
-    ...Object.entries({ ...refusal.headers, 'content-length': String(Buffer.byteLength(refusal.body)), connection: 'close' }).map(([k, v]) => `${k}: ${v}`),
+    ...Object.entries({ ...refusal.headers, 'content-length': String(Buffer.byteLength(refusal.body)), connection: 'close' }).map(
+      ([k, v]) => `${k}: ${v}`,
+    ),
   ].join('\r\n');
   socket.end(`${head}\r\n\r\n${refusal.body}`);
 }
@@ -189,7 +193,7 @@ export async function startHttp(
       });
       const result = await handlers[target](event, lambdaContext(`geo-${target}`));
       res.writeHead(result.statusCode ?? 200, result.headers as Record<string, string>);
-      res.end(result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64') : result.body ?? '');
+      res.end(result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64') : (result.body ?? ''));
     } catch {
       // Mirrors API Gateway when the function itself crashes: a bare 500, nothing from inside.
       res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { parseConfig, type Config } from '../../shared/config/service.js';
+import { type Config, parseConfig } from '../../shared/config/service.js';
 import { createServices, type Services } from '../../shared/store/services.js';
-import { startHttp, type LocalPages } from './adapter.js';
+import { type LocalPages, startHttp } from './adapter.js';
 import { createHandlers } from './handlers.js';
 
 /** A dev-only cursor key; deployed stacks take CURSOR_SECRET from Secrets Manager. */

@@ -4,7 +4,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import dynalite from 'dynalite';
 import pg from 'pg';
-import { seedDemo, type DemoManifest } from '../../shared/admin/demo.js';
+import { type DemoManifest, seedDemo } from '../../shared/admin/demo.js';
 import { migrate } from '../../shared/admin/migrate.js';
 import type { Queryable } from '../../shared/store/queryable.js';
 
@@ -29,8 +29,22 @@ export interface StoreOptions {
 }
 
 const DATA_TABLES = [
-  'citations', 'mentions', 'answers', 'run_engines', 'runs', 'prompts', 'prompt_groups', 'competitors',
-  'api_keys', 'analyses', 'members', 'brands', 'users', 'workspaces', 'plans', 'engines',
+  'citations',
+  'mentions',
+  'answers',
+  'run_engines',
+  'runs',
+  'prompts',
+  'prompt_groups',
+  'competitors',
+  'api_keys',
+  'analyses',
+  'members',
+  'brands',
+  'users',
+  'workspaces',
+  'plans',
+  'engines',
 ];
 
 async function wipeAndSeed(db: Queryable, opts: StoreOptions): Promise<DemoManifest> {

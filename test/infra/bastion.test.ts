@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
-import { importStage, resources, synth, type Resources } from './support.js';
+import { importStage, type Resources, resources, synth } from './support.js';
 
 type Json = Record<string, any>;
 const withBastion = (stage: Json = {}) => ({ stages: { dev: { ...stage, bastion: true } } });
@@ -79,8 +79,18 @@ describe('tunnel bastion (stage setting "bastion")', () => {
     expect(egress).toHaveLength(2);
     expect(egress).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ IpProtocol: 'tcp', FromPort: 443, ToPort: 443, CidrIp: { 'Fn::GetAtt': [expect.stringMatching(/^NetworkVpc/), 'CidrBlock'] } }),
-        expect.objectContaining({ IpProtocol: 'tcp', FromPort: 5432, ToPort: 5432, DestinationSecurityGroupId: { 'Fn::GetAtt': [clusterSg, 'GroupId'] } }),
+        expect.objectContaining({
+          IpProtocol: 'tcp',
+          FromPort: 443,
+          ToPort: 443,
+          CidrIp: { 'Fn::GetAtt': [expect.stringMatching(/^NetworkVpc/), 'CidrBlock'] },
+        }),
+        expect.objectContaining({
+          IpProtocol: 'tcp',
+          FromPort: 5432,
+          ToPort: 5432,
+          DestinationSecurityGroupId: { 'Fn::GetAtt': [clusterSg, 'GroupId'] },
+        }),
       ]),
     );
     const fromBastion = rules.filter(([d, , r]) => d === 'in' && r.SourceSecurityGroupId?.['Fn::GetAtt']?.[0] === bastionSg);
@@ -96,7 +106,9 @@ describe('tunnel bastion (stage setting "bastion")', () => {
     expect(role.Properties!.ManagedPolicyArns).toBeUndefined();
     const actions = Object.values(resources(on, 'AWS::IAM::Policy'))
       .filter((p) => (p.Properties!.Roles as Array<{ Ref: string }>).some((r) => r.Ref === roleRef))
-      .flatMap((p) => (p.Properties!.PolicyDocument as { Statement: Array<{ Action: string | string[] }> }).Statement.flatMap((st) => st.Action))
+      .flatMap((p) =>
+        (p.Properties!.PolicyDocument as { Statement: Array<{ Action: string | string[] }> }).Statement.flatMap((st) => st.Action),
+      )
       .sort();
     expect(actions).toEqual([
       'ssm:UpdateInstanceInformation',
@@ -110,13 +122,18 @@ describe('tunnel bastion (stage setting "bastion")', () => {
   it('imported store: the imported cluster group admits the bastion; endpoints only where the stage creates endpoints', () => {
     const imported = synth(withBastion(importStage), { account: '111111111111', region: 'eu-west-1' }).statefulTemplate;
     imported.resourceCountIs('AWS::EC2::Instance', 1);
-    const rules = rulesOf(resources(imported)).filter(([d, , r]) => d === 'in' && r.GroupId === 'sg-0123456789abcdef0' && r.Description === 'tunnel from the bastion');
+    const rules = rulesOf(resources(imported)).filter(
+      ([d, , r]) => d === 'in' && r.GroupId === 'sg-0123456789abcdef0' && r.Description === 'tunnel from the bastion',
+    );
     expect(rules).toHaveLength(1);
     expect(endpointServices(imported)).toEqual(expect.arrayContaining(ssm));
-    const own = synth(withBastion({ database: { ...importStage.database, vpc: { ...importStage.database.vpc, createEndpoints: false } } }), {
-      account: '111111111111',
-      region: 'eu-west-1',
-    }).statefulTemplate;
+    const own = synth(
+      withBastion({ database: { ...importStage.database, vpc: { ...importStage.database.vpc, createEndpoints: false } } }),
+      {
+        account: '111111111111',
+        region: 'eu-west-1',
+      },
+    ).statefulTemplate;
     own.resourceCountIs('AWS::EC2::Instance', 1);
     own.resourceCountIs('AWS::EC2::VPCEndpoint', 0);
   });

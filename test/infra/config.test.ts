@@ -27,7 +27,9 @@ describe('stage configuration from context', () => {
   it('refuses unknown keys, unknown stages and timeouts that would let API Gateway answer first', () => {
     expect(() => loadStageConfig(ctx({ stage: 'x', stages: { x: { apiEnabeld: true } } }))).toThrow(/invalid configuration/);
     expect(() => loadStageConfig(ctx({ stage: 'nope', stages: {} }))).toThrow(/no configuration/);
-    expect(() => loadStageConfig(ctx({ stage: 'x', stages: { x: { timeouts: { dbConnectMs: 25_000 } } } }))).toThrow(/must fit in lambdaSeconds/);
+    expect(() => loadStageConfig(ctx({ stage: 'x', stages: { x: { timeouts: { dbConnectMs: 25_000 } } } }))).toThrow(
+      /must fit in lambdaSeconds/,
+    );
     expect(() => loadStageConfig(ctx({ stage: 'x', stages: { x: { timeouts: { lambdaSeconds: 29 } } } }))).toThrow(/integrationSeconds/);
     expect(() => loadStageConfig(ctx({ stage: 'x', stages: { x: { logRetentionDays: 42 } } }))).toThrow(/logRetentionDays/);
   });
@@ -41,7 +43,13 @@ describe('timeout budget: the worst path of one call fits the Lambda timeout, wh
     expect(t).toEqual({ integrationSeconds: 29, lambdaSeconds: 27, dbConnectMs: 6000, dbStatementMs: 4000, budgetMs: 1000 });
     // 2 x 6000 + (4000 + 1000) + 1000 + (4000 + 1000) + 2000 = 25000 ms <= 27000 ms < 29000 ms
     expect(worstCallMs(t).total).toBe(25_000);
-    expect(worstCallMs(t).terms).toEqual({ connections: 12_000, identityStatement: 5_000, budgetCall: 1_000, dataStatement: 5_000, margin: 2_000 });
+    expect(worstCallMs(t).terms).toEqual({
+      connections: 12_000,
+      identityStatement: 5_000,
+      budgetCall: 1_000,
+      dataStatement: 5_000,
+      margin: 2_000,
+    });
   });
 
   it('refuses the old defaults: one connection of 12 s was counted, but two may be needed (37 s > 27 s)', () => {
@@ -59,7 +67,12 @@ describe('timeout budget: the worst path of one call fits the Lambda timeout, wh
   });
 
   it("the grace counted per statement is the pool's own: query_timeout = statement timeout + grace (shared/store/db.ts)", async () => {
-    const cfg = parseConfig({ DB_HOST: 'proxy.example', DB_STATEMENT_TIMEOUT_MS: '4000', DB_SEND_STATEMENT_TIMEOUT: 'false', CURSOR_SECRET: 'x'.repeat(32) });
+    const cfg = parseConfig({
+      DB_HOST: 'proxy.example',
+      DB_STATEMENT_TIMEOUT_MS: '4000',
+      DB_SEND_STATEMENT_TIMEOUT: 'false',
+      CURSOR_SECRET: 'x'.repeat(32),
+    });
     const pool = createPool(cfg);
     try {
       const options = (pool as unknown as { options: Record<string, unknown> }).options;

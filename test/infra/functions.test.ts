@@ -1,7 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import tls from 'node:tls';
 import { beforeAll, describe, expect, it } from '@jest/globals';
-import { resources, synth, type Resources, type Synthesized } from './support.js';
+import { type Resources, resources, type Synthesized, synth } from './support.js';
 
 type Env = Record<string, unknown>;
 const env = (fn: Resources[string]) => ((fn.Properties!.Environment as { Variables: Env } | undefined)?.Variables ?? {}) as Env;
@@ -19,7 +19,9 @@ describe('service functions', () => {
 
   it('every function that reaches the store or the budget, the migration runner included, sits in the isolated subnets', () => {
     expect(isolatedSubnetIds).toHaveLength(2);
-    const statefulFns = Object.entries(resources(s.statefulTemplate, 'AWS::Lambda::Function')).filter(([id]) => id.startsWith('MigrationRunnerMigrate'));
+    const statefulFns = Object.entries(resources(s.statefulTemplate, 'AWS::Lambda::Function')).filter(([id]) =>
+      id.startsWith('MigrationRunnerMigrate'),
+    );
     expect(statefulFns).toHaveLength(1);
     const inVpc = [...Object.entries(stateless).filter(([id]) => !id.startsWith('OpenapiFn')), ...statefulFns];
     expect(inVpc).toHaveLength(5);
@@ -55,14 +57,15 @@ describe('service functions', () => {
       if (id.startsWith('OpenapiFn')) continue;
       const e = env(fn);
       // Recomputed from the environment the functions really get (lib/config.ts worstCallMs, docs/operating.md#timeouts).
-      const worst = 2 * Number(e.DB_CONNECT_TIMEOUT_MS) + 2 * (Number(e.DB_STATEMENT_TIMEOUT_MS) + 1000) + Number(e.BUDGET_TIMEOUT_MS) + 2000;
+      const worst =
+        2 * Number(e.DB_CONNECT_TIMEOUT_MS) + 2 * (Number(e.DB_STATEMENT_TIMEOUT_MS) + 1000) + Number(e.BUDGET_TIMEOUT_MS) + 2000;
       expect(worst).toBeLessThanOrEqual(lambdaMs);
       // Short enough that a ~15-20 s Aurora wake yields our own 503 rather than a long hang.
       expect(Number(e.DB_CONNECT_TIMEOUT_MS)).toBeLessThan(15_000);
     }
   });
 
-  it('TLS: the service trusts the proxy through Node\'s own store; only the migration runner needs the RDS CA', () => {
+  it("TLS: the service trusts the proxy through Node's own store; only the migration runner needs the RDS CA", () => {
     // RDS Proxy presents an ACM certificate chaining to Amazon Root CA 1, which Node ships; the cluster
     // presents an RDS CA certificate, which Node does not, and Node 20+ Lambda runtimes no longer load it
     // unless NODE_EXTRA_CA_CERTS points at the runtime's bundle.
@@ -75,7 +78,9 @@ describe('service functions', () => {
       expect(env(fn)).toMatchObject({ DB_SSL: 'true', DB_SEND_STATEMENT_TIMEOUT: 'false' });
       expect(env(fn).NODE_EXTRA_CA_CERTS).toBeUndefined();
     }
-    const [, migrate] = Object.entries(resources(s.statefulTemplate, 'AWS::Lambda::Function')).find(([id]) => id.startsWith('MigrationRunnerMigrate'))!;
+    const [, migrate] = Object.entries(resources(s.statefulTemplate, 'AWS::Lambda::Function')).find(([id]) =>
+      id.startsWith('MigrationRunnerMigrate'),
+    )!;
     expect(env(migrate).NODE_EXTRA_CA_CERTS).toBe('/var/runtime/ca-cert.pem');
   });
 

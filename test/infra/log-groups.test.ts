@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { importStage, resources, synth, type Resources } from './support.js';
+import { importStage, type Resources, resources, synth } from './support.js';
 
 type Json = Record<string, unknown>;
 type Resource = Resources[string] & { DeletionPolicy?: string };
@@ -14,10 +14,13 @@ type Resource = Resources[string] & { DeletionPolicy?: string };
 function check(all: Record<string, Resource>): string[] {
   const problems: string[] = [];
   const groups = Object.entries(all).filter(([, r]) => r.Type === 'AWS::Logs::LogGroup');
-  const named = new Map(groups.filter(([, r]) => typeof r.Properties?.LogGroupName === 'string').map(([id, r]) => [r.Properties!.LogGroupName as string, id]));
+  const named = new Map(
+    groups.filter(([, r]) => typeof r.Properties?.LogGroupName === 'string').map(([id, r]) => [r.Properties!.LogGroupName as string, id]),
+  );
   for (const [id, r] of groups) {
     if (typeof r.Properties?.RetentionInDays !== 'number') problems.push(`${id}: no retention`);
-    if (r.Properties?.LogGroupName !== undefined && r.DeletionPolicy !== 'Delete') problems.push(`${id}: fixed name ${String(r.Properties.LogGroupName)} kept on delete`);
+    if (r.Properties?.LogGroupName !== undefined && r.DeletionPolicy !== 'Delete')
+      problems.push(`${id}: fixed name ${String(r.Properties.LogGroupName)} kept on delete`);
   }
   const isGroup = (ref: unknown) => {
     const id = (ref as Json | undefined)?.Ref as string | undefined;
@@ -27,12 +30,15 @@ function check(all: Record<string, Resource>): string[] {
     if (r.Type === 'AWS::Lambda::Function') {
       const own = (r.Properties?.LoggingConfig as Json | undefined)?.LogGroup;
       const name = r.Properties?.FunctionName;
-      if (!isGroup(own) && !(typeof name === 'string' && named.has(`/aws/lambda/${name}`))) problems.push(`${id}: function without a log group of the template`);
+      if (!isGroup(own) && !(typeof name === 'string' && named.has(`/aws/lambda/${name}`)))
+        problems.push(`${id}: function without a log group of the template`);
     }
     if (r.Type === 'AWS::Serverless::Application') {
       const fn = (r.Properties?.Parameters as Json | undefined)?.functionName;
-      if (typeof fn !== 'string' || !named.has(`/aws/lambda/${fn}`)) problems.push(`${id}: its function ${String(fn)} has no log group of the template`);
-      else if (!((r as Json).DependsOn as string[] | undefined)?.includes(named.get(`/aws/lambda/${fn}`)!)) problems.push(`${id}: created before its log group`);
+      if (typeof fn !== 'string' || !named.has(`/aws/lambda/${fn}`))
+        problems.push(`${id}: its function ${String(fn)} has no log group of the template`);
+      else if (!((r as Json).DependsOn as string[] | undefined)?.includes(named.get(`/aws/lambda/${fn}`)!))
+        problems.push(`${id}: created before its log group`);
     }
     if (r.Type === 'AWS::RDS::DBCluster') {
       for (const kind of (r.Properties?.EnableCloudwatchLogsExports as string[] | undefined) ?? []) {
@@ -58,15 +64,25 @@ describe('log groups', () => {
 
   it('retention follows logRetentionDays', () => {
     const s = synth({ stages: { dev: { logRetentionDays: 60 } } }, { account: '111111111111', region: 'eu-west-1' });
-    const all = [...Object.values(resources(s.statefulTemplate, 'AWS::Logs::LogGroup')), ...Object.values(resources(s.statelessTemplate, 'AWS::Logs::LogGroup'))];
+    const all = [
+      ...Object.values(resources(s.statefulTemplate, 'AWS::Logs::LogGroup')),
+      ...Object.values(resources(s.statelessTemplate, 'AWS::Logs::LogGroup')),
+    ];
     expect(all.length).toBeGreaterThanOrEqual(11);
     for (const g of all) expect(g.Properties!.RetentionInDays).toBe(60);
   });
 
   it('the check reports what the first version of the templates got wrong', () => {
     const before: Record<string, Resource> = {
-      PostgresLogs: { Type: 'AWS::Logs::LogGroup', Properties: { LogGroupName: '/aws/rds/cluster/geo-measurement-dev/postgresql', RetentionInDays: 14 }, DeletionPolicy: 'Retain' },
-      Cluster: { Type: 'AWS::RDS::DBCluster', Properties: { DBClusterIdentifier: 'geo-measurement-dev', EnableCloudwatchLogsExports: ['postgresql'] } },
+      PostgresLogs: {
+        Type: 'AWS::Logs::LogGroup',
+        Properties: { LogGroupName: '/aws/rds/cluster/geo-measurement-dev/postgresql', RetentionInDays: 14 },
+        DeletionPolicy: 'Retain',
+      },
+      Cluster: {
+        Type: 'AWS::RDS::DBCluster',
+        Properties: { DBClusterIdentifier: 'geo-measurement-dev', EnableCloudwatchLogsExports: ['postgresql'] },
+      },
       Rotation: { Type: 'AWS::Serverless::Application', Properties: { Parameters: { functionName: 'GeoApidevRotation' } } },
       Handler: { Type: 'AWS::Lambda::Function', Properties: {} },
     };

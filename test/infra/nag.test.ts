@@ -8,7 +8,10 @@ describe('cdk-nag AwsSolutions', () => {
     ['dev', {}],
     ['prod', { stage: 'prod' }],
     ['import', { stages: { dev: importStage } }],
-    ['domain', { stages: { dev: { domain: { name: 'api.example.com', certificateArn: 'arn:aws:acm:eu-west-1:111111111111:certificate/abc' } } } }],
+    [
+      'domain',
+      { stages: { dev: { domain: { name: 'api.example.com', certificateArn: 'arn:aws:acm:eu-west-1:111111111111:certificate/abc' } } } },
+    ],
     ['bastion', { stages: { dev: { bastion: true } } }],
     ['import + bastion', { stages: { dev: { ...importStage, bastion: true } } }],
   ])('%s: every finding is fixed or acknowledged', (_name, context) => {

@@ -2,11 +2,11 @@ import { describe, expect, it } from '@jest/globals';
 import { Match } from 'aws-cdk-lib/assertions';
 import type { Context } from 'aws-lambda';
 import { restHandler } from '../../shared/http/rest.js';
-import { toApiGatewayEvent, type LambdaHandler } from '../harness/adapter.js';
-import { localConfig } from '../harness/stack.js';
+import { logger } from '../../shared/log.js';
 import { readsByFamily } from '../../shared/reads/registry.js';
 import { createServices } from '../../shared/store/services.js';
-import { logger } from '../../shared/log.js';
+import { type LambdaHandler, toApiGatewayEvent } from '../harness/adapter.js';
+import { localConfig } from '../harness/stack.js';
 import { captureLogLines } from '../support/capture.js';
 import { resources, synth } from './support.js';
 
@@ -60,10 +60,17 @@ describe('API stage, alarms and metric filters', () => {
   it('each error is counted once: the filters match the request line, not the EMF line of the same call', async () => {
     // A real call that ends in 503 upstream_timeout (nothing listens on the store's port), at LOG_LEVEL INFO
     // as deployed, so the function writes both its request line and its EMF line.
-    const services = createServices(localConfig('postgres://geo_reader@127.0.0.1:1/none', 'http://127.0.0.1:1', { LOG_LEVEL: 'INFO', DB_CONNECT_TIMEOUT_MS: '1000' }));
+    const services = createServices(
+      localConfig('postgres://geo_reader@127.0.0.1:1/none', 'http://127.0.0.1:1', { LOG_LEVEL: 'INFO', DB_CONNECT_TIMEOUT_MS: '1000' }),
+    );
     let lines: Array<Record<string, unknown>>;
     try {
-      const { event } = toApiGatewayEvent({ method: 'GET', url: '/api/v1/me', rawHeaders: ['authorization', `Bearer geo_live_${'a'.repeat(40)}`], body: '' });
+      const { event } = toApiGatewayEvent({
+        method: 'GET',
+        url: '/api/v1/me',
+        rawHeaders: ['authorization', `Bearer geo_live_${'a'.repeat(40)}`],
+        body: '',
+      });
       const handler = restHandler(readsByFamily.identity, services) as unknown as LambdaHandler;
       lines = await captureLogLines(async () => {
         const res = await handler(event, { awsRequestId: 'filter-test' } as unknown as Context);
@@ -79,7 +86,9 @@ describe('API stage, alarms and metric filters', () => {
     expect(lines.some((l) => '_aws' in l)).toBe(true);
 
     const filters = Object.values(resources(t, 'AWS::Logs::MetricFilter')).map((f) => f.Properties!);
-    const upstream = filters.filter((f) => (f.MetricTransformations as Array<{ MetricName: string }>)[0]!.MetricName === 'UpstreamTimeouts');
+    const upstream = filters.filter(
+      (f) => (f.MetricTransformations as Array<{ MetricName: string }>)[0]!.MetricName === 'UpstreamTimeouts',
+    );
     const budget = filters.filter((f) => (f.MetricTransformations as Array<{ MetricName: string }>)[0]!.MetricName === 'BudgetStoreErrors');
     expect(upstream.length).toBeGreaterThan(0);
     for (const f of upstream) {

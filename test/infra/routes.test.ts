@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
-import { FAMILIES } from '../../shared/reads/types.js';
-import { reads } from '../../shared/reads/registry.js';
 import { DEFAULT_ROUTE_KEY, routeKey, routes as sharedRoutes } from '../../shared/http/routes.js';
-import { resources, synth, CONTRACT_PATHS, type Resources } from './support.js';
+import { reads } from '../../shared/reads/registry.js';
+import { FAMILIES } from '../../shared/reads/types.js';
+import { CONTRACT_PATHS, type Resources, resources, synth } from './support.js';
 
 /** Logical id prefix of each function in the stateless stack (construct ids in lib/stateless-stack.ts). */
 const fnPrefix = (target: string) => `${target[0]!.toUpperCase()}${target.slice(1)}Fn`;

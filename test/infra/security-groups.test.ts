@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { importStage, synth, type Resources, type Synthesized } from './support.js';
+import { importStage, type Resources, type Synthesized, synth } from './support.js';
 
 type Json = Record<string, unknown>;
 
@@ -27,7 +27,7 @@ interface StackTemplate {
  * resolved to the producing stack's resource. A port given as `GetAtt <cluster>.Endpoint.Port` is the
  * configured port: that is the value CloudFormation resolves it to.
  */
-export function securityGroupRules(stacks: Record<string, StackTemplate>, port: number): Rule[] {
+function securityGroupRules(stacks: Record<string, StackTemplate>, port: number): Rule[] {
   const exported = (name: unknown): [string, unknown] => {
     for (const [stack, t] of Object.entries(stacks)) {
       const out = Object.values(t.Outputs ?? {}).find((o) => JSON.stringify(o.Export?.Name) === JSON.stringify(name));
@@ -58,7 +58,10 @@ export function securityGroupRules(stacks: Record<string, StackTemplate>, port: 
     return v;
   };
   const peer = (r: Json, direction: Rule['direction'], stack: string): string => {
-    const keys = direction === 'ingress' ? ['SourceSecurityGroupId', 'CidrIp', 'CidrIpv6', 'SourcePrefixListId'] : ['DestinationSecurityGroupId', 'CidrIp', 'CidrIpv6', 'DestinationPrefixListId'];
+    const keys =
+      direction === 'ingress'
+        ? ['SourceSecurityGroupId', 'CidrIp', 'CidrIpv6', 'SourcePrefixListId']
+        : ['DestinationSecurityGroupId', 'CidrIp', 'CidrIpv6', 'DestinationPrefixListId'];
     const key = keys.find((k) => r[k] !== undefined);
     return key ? `${key.replace(/^(Source|Destination)/, '')}:${ref(r[key], stack)}` : 'none';
   };
@@ -78,8 +81,10 @@ export function securityGroupRules(stacks: Record<string, StackTemplate>, port: 
       if (res.Type === 'AWS::EC2::SecurityGroupIngress') rules.push(rule(p, 'ingress', ref(p.GroupId, stack), stack, id));
       if (res.Type === 'AWS::EC2::SecurityGroupEgress') rules.push(rule(p, 'egress', ref(p.GroupId, stack), stack, id));
       if (res.Type === 'AWS::EC2::SecurityGroup') {
-        for (const r of (p.SecurityGroupIngress as Json[] | undefined) ?? []) rules.push(rule(r, 'ingress', `${stack}/${id}`, stack, `${id} (inline)`));
-        for (const r of (p.SecurityGroupEgress as Json[] | undefined) ?? []) rules.push(rule(r, 'egress', `${stack}/${id}`, stack, `${id} (inline)`));
+        for (const r of (p.SecurityGroupIngress as Json[] | undefined) ?? [])
+          rules.push(rule(r, 'ingress', `${stack}/${id}`, stack, `${id} (inline)`));
+        for (const r of (p.SecurityGroupEgress as Json[] | undefined) ?? [])
+          rules.push(rule(r, 'egress', `${stack}/${id}`, stack, `${id} (inline)`));
       }
     }
   }
@@ -106,7 +111,11 @@ describe('security-group rules: EC2 refuses a duplicate (InvalidPermission.Dupli
     ['imported store', { stages: { dev: importStage } }, 5432],
     ['created store with the tunnel bastion', { stages: { dev: { bastion: true } } }, 5432],
     ['imported store with the tunnel bastion', { stages: { dev: { ...importStage, bastion: true } } }, 5432],
-    ['imported store on another port', { stages: { dev: { database: { ...importStage.database, cluster: { ...importStage.database.cluster, port: 6543 } } } } }, 6543],
+    [
+      'imported store on another port',
+      { stages: { dev: { database: { ...importStage.database, cluster: { ...importStage.database.cluster, port: 6543 } } } } },
+      6543,
+    ],
   ])('%s: no two rules of the stage (both stacks together) share group, peer, protocol and port range', (_name, context, port) => {
     const s = synth(context, { account: '111111111111', region: 'eu-west-1' });
     const rules = securityGroupRules(stage(s), port);
@@ -123,7 +132,10 @@ describe('security-group rules: EC2 refuses a duplicate (InvalidPermission.Dupli
       Resources: {
         ProxySg: { Type: 'AWS::EC2::SecurityGroup', Properties: {} },
         FnSg: { Type: 'AWS::EC2::SecurityGroup', Properties: {} },
-        FromFns: { Type: 'AWS::EC2::SecurityGroupIngress', Properties: { GroupId: proxySg, SourceSecurityGroupId: fnSg, IpProtocol: 'tcp', FromPort: 5432, ToPort: 5432 } },
+        FromFns: {
+          Type: 'AWS::EC2::SecurityGroupIngress',
+          Properties: { GroupId: proxySg, SourceSecurityGroupId: fnSg, IpProtocol: 'tcp', FromPort: 5432, ToPort: 5432 },
+        },
       },
       Outputs: { ProxySgOut: { Value: proxySg }, FnSgOut: { Value: fnSg, Export: { Name: 'fn-sg' } } },
     };
@@ -157,9 +169,24 @@ describe('security-group rules: EC2 refuses a duplicate (InvalidPermission.Dupli
         Properties: { SecurityGroupEgress: [{ IpProtocol: 'tcp', FromPort: 5432, ToPort: 5432, DestinationSecurityGroupId: clusterSg }] },
       },
       ClusterSg: { Type: 'AWS::EC2::SecurityGroup', Properties: {} },
-      BindIngress: { Type: 'AWS::EC2::SecurityGroupIngress', Properties: { GroupId: clusterSg, SourceSecurityGroupId: proxySg, IpProtocol: 'tcp', FromPort: getAttPort, ToPort: getAttPort } },
-      OurIngress: { Type: 'AWS::EC2::SecurityGroupIngress', Properties: { GroupId: clusterSg, SourceSecurityGroupId: proxySg, IpProtocol: 'tcp', FromPort: 5432, ToPort: 5432 } },
-      BindEgress: { Type: 'AWS::EC2::SecurityGroupEgress', Properties: { GroupId: proxySg, DestinationSecurityGroupId: clusterSg, IpProtocol: 'tcp', FromPort: getAttPort, ToPort: getAttPort } },
+      BindIngress: {
+        Type: 'AWS::EC2::SecurityGroupIngress',
+        Properties: { GroupId: clusterSg, SourceSecurityGroupId: proxySg, IpProtocol: 'tcp', FromPort: getAttPort, ToPort: getAttPort },
+      },
+      OurIngress: {
+        Type: 'AWS::EC2::SecurityGroupIngress',
+        Properties: { GroupId: clusterSg, SourceSecurityGroupId: proxySg, IpProtocol: 'tcp', FromPort: 5432, ToPort: 5432 },
+      },
+      BindEgress: {
+        Type: 'AWS::EC2::SecurityGroupEgress',
+        Properties: {
+          GroupId: proxySg,
+          DestinationSecurityGroupId: clusterSg,
+          IpProtocol: 'tcp',
+          FromPort: getAttPort,
+          ToPort: getAttPort,
+        },
+      },
     };
     expect(duplicates(securityGroupRules({ S: { Resources: before } }, 5432))).toEqual([
       ['S/ProxySg (inline)', 'S/BindEgress'],

@@ -112,7 +112,10 @@ describe('stateful stack (created store)', () => {
     });
     t.hasResourceProperties('AWS::RDS::DBProxy', { IdleClientTimeout: 1800 });
     // The borrow timeout follows the Lambda timeout: nobody waits for a connection longer than that.
-    const custom = synth({ stages: { dev: { timeouts: { lambdaSeconds: 20, dbConnectMs: 3000 } } } }, { account: '111111111111', region: 'eu-west-1' });
+    const custom = synth(
+      { stages: { dev: { timeouts: { lambdaSeconds: 20, dbConnectMs: 3000 } } } },
+      { account: '111111111111', region: 'eu-west-1' },
+    );
     custom.statefulTemplate.hasResourceProperties('AWS::RDS::DBProxyTargetGroup', {
       ConnectionPoolConfigurationInfo: Match.objectLike({ ConnectionBorrowTimeout: 20 }),
     });
@@ -170,12 +173,18 @@ describe('availability zones of a created VPC', () => {
       .sort();
 
   it('named by the stage configuration when it names them', () => {
-    const s = synth({ stages: { dev: { region: 'us-east-1', availabilityZones: ['us-east-1c', 'us-east-1f'] } } }, { account: '222222222222' });
+    const s = synth(
+      { stages: { dev: { region: 'us-east-1', availabilityZones: ['us-east-1c', 'us-east-1f'] } } },
+      { account: '222222222222' },
+    );
     expect(zonesOf(s.statefulTemplate)).toEqual(['us-east-1c', 'us-east-1f']);
   });
 
   it('otherwise the zones the account really has, from the CDK lookup kept in context (cdk.context.json)', () => {
-    const s = synth({ 'availability-zones:account=222222222222:region=us-east-1': ['us-east-1b', 'us-east-1d', 'us-east-1e'] }, { account: '222222222222', region: 'us-east-1' });
+    const s = synth(
+      { 'availability-zones:account=222222222222:region=us-east-1': ['us-east-1b', 'us-east-1d', 'us-east-1e'] },
+      { account: '222222222222', region: 'us-east-1' },
+    );
     expect(zonesOf(s.statefulTemplate)).toEqual(['us-east-1b', 'us-east-1d']);
   });
 

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { LocalApi } from '../harness/stack.js';
+import { parseResponse, type RawReply, rawRequest } from '../reliability/support/raw-http.js';
 import { manifest, startTestApi } from '../support/api.js';
-import { parseResponse, rawRequest, type RawReply } from '../reliability/support/raw-http.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -51,7 +51,10 @@ describe("the local adapter's own refusals carry X-Request-Id and the envelope",
     const reply = await rawRequest(api.url, {
       method: 'POST',
       target: '/api/v1/mcp',
-      headers: [['Authorization', `Bearer ${manifest.keys.workspace}`], ['Content-Type', 'application/json']],
+      headers: [
+        ['Authorization', `Bearer ${manifest.keys.workspace}`],
+        ['Content-Type', 'application/json'],
+      ],
       body: Buffer.alloc(6 * 1024 * 1024 + 1, 'a'),
     });
     expectGatewayRefusal(reply, 413, 'payload_too_large');
@@ -67,7 +70,10 @@ describe("the local adapter's own refusals carry X-Request-Id and the envelope",
     ['a header line without a colon', 'GET /api/v1/me HTTP/1.1\r\nHost: x\r\nnot a header\r\n\r\n'],
     ['a space before the colon', 'GET /api/v1/me HTTP/1.1\r\nHost : x\r\n\r\n'],
     ['a bad Content-Length', 'POST /api/v1/mcp HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n'],
-    ['Content-Length and chunked together', 'POST /api/v1/mcp HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n'],
+    [
+      'Content-Length and chunked together',
+      'POST /api/v1/mcp HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+    ],
     ['a NUL in a header value', 'GET /api/v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer a\u0000b\r\n\r\n'],
   ])('%s → 400 malformed_request', async (_name, bytes) => {
     expectGatewayRefusal(await rawBytes(bytes), 400, 'malformed_request');

@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { freshTableName, localConfig, startApi, type LocalApi } from '../harness/stack.js';
-import { createBudgetTable, type LocalStore } from '../harness/stores.js';
 import { getAnswer } from '../../shared/reads/catalog/answers.js';
 import type { Queryable } from '../../shared/store/queryable.js';
-import { call, dynamoEndpoint, expectServed, type Reply } from '../support/api.js';
-import { startOwnStore } from '../support/own-store.js';
+import { freshTableName, type LocalApi, localConfig, startApi } from '../harness/stack.js';
+import { createBudgetTable, type LocalStore } from '../harness/stores.js';
 import { unwrapUntrusted } from '../mcp/args.js';
 import { connect, rpc, toolCall } from '../mcp/support.js';
+import { call, dynamoEndpoint, expectServed, type Reply } from '../support/api.js';
+import { startOwnStore } from '../support/own-store.js';
 
 /**
  * What one stored answer can weigh (migration 007, docs/data-contract.md "Bounds"): the store refuses a row
@@ -73,15 +73,18 @@ async function writeAnswers(db: Queryable): Promise<void> {
   // Each mention as long as it can be: a direct competitor (kind and id both longer than null) with a
   // three-decimal negative sentiment.
   for (let p = 1; p <= BOUND.mentions; p += 1) {
-    await db.query(`INSERT INTO mentions (answer_id, position, brand_name, is_tracked, competitor_id, sentiment) VALUES ($1, $2, $3, false, $4, -0.999)`, [
-      MAX_ANSWER,
-      p,
-      worst(BOUND.brand),
-      r.competitor,
-    ]);
+    await db.query(
+      `INSERT INTO mentions (answer_id, position, brand_name, is_tracked, competitor_id, sentiment) VALUES ($1, $2, $3, false, $4, -0.999)`,
+      [MAX_ANSWER, p, worst(BOUND.brand), r.competitor],
+    );
   }
   for (let o = 1; o <= BOUND.citations; o += 1) {
-    await db.query(`INSERT INTO citations (answer_id, ordinal, url, domain) VALUES ($1, $2, $3, $4)`, [MAX_ANSWER, o, worst(BOUND.url), worst(BOUND.domain)]);
+    await db.query(`INSERT INTO citations (answer_id, ordinal, url, domain) VALUES ($1, $2, $3, $4)`, [
+      MAX_ANSWER,
+      o,
+      worst(BOUND.url),
+      worst(BOUND.domain),
+    ]);
   }
   await answer(SPARE_ANSWER, 'spare', null);
 
@@ -99,17 +102,23 @@ async function writeAnswers(db: Queryable): Promise<void> {
                         VALUES (gen_random_uuid(), $1, $2, $3, 'chatgpt', $4, $5, 'extracted', $6)`;
   await attempt('answers_text_length', insertAnswer, [r.analysis, r.run, MAX_PROMPT, r.at, worst(BOUND.text + 1), null]);
   await attempt('answers_recipe_length', insertAnswer, [r.analysis, r.run, MAX_PROMPT, r.at, 'text', worst(BOUND.recipe + 1)]);
-  await attempt('mentions_position_bound', `INSERT INTO mentions (answer_id, position, brand_name) VALUES ($1, $2, 'Acme')`, [SPARE_ANSWER, BOUND.mentions + 1]);
-  await attempt('mentions_brand_name_length', `INSERT INTO mentions (answer_id, position, brand_name) VALUES ($1, 1, $2)`, [SPARE_ANSWER, worst(BOUND.brand + 1)]);
+  await attempt('mentions_position_bound', `INSERT INTO mentions (answer_id, position, brand_name) VALUES ($1, $2, 'Acme')`, [
+    SPARE_ANSWER,
+    BOUND.mentions + 1,
+  ]);
+  await attempt('mentions_brand_name_length', `INSERT INTO mentions (answer_id, position, brand_name) VALUES ($1, 1, $2)`, [
+    SPARE_ANSWER,
+    worst(BOUND.brand + 1),
+  ]);
   const insertCitation = `INSERT INTO citations (answer_id, ordinal, url, domain) VALUES ($1, $2, $3, $4)`;
   await attempt('citations_ordinal_bound', insertCitation, [SPARE_ANSWER, BOUND.citations + 1, 'https://a.example/', 'a.example']);
   await attempt('citations_url_length', insertCitation, [SPARE_ANSWER, 1, worst(BOUND.url + 1), 'a.example']);
   await attempt('citations_domain_length', insertCitation, [SPARE_ANSWER, 1, 'https://a.example/', worst(BOUND.domain + 1)]);
-  await attempt('prompts_text_length', `INSERT INTO prompts (id, analysis_id, text, language, created_at) VALUES (gen_random_uuid(), $1, $2, 'en', $3)`, [
-    r.analysis,
-    worst(BOUND.prompt + 1),
-    r.at,
-  ]);
+  await attempt(
+    'prompts_text_length',
+    `INSERT INTO prompts (id, analysis_id, text, language, created_at) VALUES (gen_random_uuid(), $1, $2, 'en', $3)`,
+    [r.analysis, worst(BOUND.prompt + 1), r.at],
+  );
   await attempt(
     'run_engines_recipe_length',
     `INSERT INTO run_engines (run_id, engine, state, expected, collected, extracted, failed, recipe) VALUES ($1, $2, 'done', 0, 0, 0, 0, $3)`,

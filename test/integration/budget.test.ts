@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import type { LocalApi } from '../harness/stack.js';
 import { meSchema } from '../../shared/reads/identity/me.js';
-import { startStore, type LocalStore } from '../harness/stores.js';
 import { secondsToMinuteEnd } from '../../shared/store/budget.js';
-import { freshTableName } from '../harness/stack.js';
-import { awayFromMinuteEdge, budgetItems, call, expectError, expectServed, manifest, startTestApi } from '../support/api.js';
 import { ZERO_PLAN_ANALYSIS, ZERO_PLAN_SECRET } from '../fixtures/zero-plan.js';
+import type { LocalApi } from '../harness/stack.js';
+import { freshTableName } from '../harness/stack.js';
+import { type LocalStore, startStore } from '../harness/stores.js';
+import { awayFromMinuteEdge, budgetItems, call, expectError, expectServed, manifest, startTestApi } from '../support/api.js';
 
 describe('the budget: one atomic counter per workspace per minute', () => {
   let api: LocalApi;
@@ -46,7 +46,13 @@ describe('the budget: one atomic counter per workspace per minute', () => {
         const me = expectServed(await call(fresh, '/me', manifest.keys[label]), meSchema);
         seen.push([me.rate_limit.remaining, me.rate_limit.reset_after_seconds === 0 ? 0 : 1]);
       }
-      expect(seen).toEqual([[4, 0], [3, 0], [2, 0], [1, 0], [0, 1]]);
+      expect(seen).toEqual([
+        [4, 0],
+        [3, 0],
+        [2, 0],
+        [1, 0],
+        [0, 1],
+      ]);
       expectError(await call(fresh, '/me', manifest.keys.small_budget_2), 429, 'rate_limited', { budget: true });
       expect((await call(fresh, '/me', manifest.keys.workspace)).status).toBe(200);
     } finally {
@@ -73,8 +79,18 @@ describe('a plan ceiling of 0: every call refused', () => {
     const api = await startTestApi({ BUDGET_TABLE: table, PLAN_CEILINGS: JSON.stringify({ growth: 0 }) });
     try {
       await awayFromMinuteEdge(10);
-      const mcp = { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' };
-      for (const [path, init] of [['/me', {}], ['/analyses', {}], [`/analyses/${manifest.analyses.collected}/metrics`, {}], ['/me', {}], ['/mcp', mcp]] as const) {
+      const mcp = {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+      };
+      for (const [path, init] of [
+        ['/me', {}],
+        ['/analyses', {}],
+        [`/analyses/${manifest.analyses.collected}/metrics`, {}],
+        ['/me', {}],
+        ['/mcp', mcp],
+      ] as const) {
         const before = secondsToMinuteEnd(new Date());
         const reply = await call(api, path, manifest.keys.workspace, init);
         const after = secondsToMinuteEnd(new Date());
@@ -99,8 +115,18 @@ describe('a plan ceiling of 0 in the plans table itself (calls_per_minute = 0, n
     const table = freshTableName();
     const api = await startTestApi({ BUDGET_TABLE: table, PLAN_CEILINGS: '' });
     try {
-      const mcp = { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' };
-      for (const [path, init] of [['/me', {}], ['/analyses', {}], [`/analyses/${ZERO_PLAN_ANALYSIS}/metrics`, {}], ['/me', {}], ['/mcp', mcp]] as const) {
+      const mcp = {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+      };
+      for (const [path, init] of [
+        ['/me', {}],
+        ['/analyses', {}],
+        [`/analyses/${ZERO_PLAN_ANALYSIS}/metrics`, {}],
+        ['/me', {}],
+        ['/mcp', mcp],
+      ] as const) {
         const reply = await call(api, path, ZERO_PLAN_SECRET, init);
         expectError(reply, 429, 'rate_limited', { budget: true });
         expect([reply.headers.get('x-ratelimit-limit'), reply.headers.get('x-ratelimit-remaining')]).toEqual(['0', '0']);
@@ -131,7 +157,9 @@ describe('faults fail closed: nothing is served', () => {
   test('reach check failing for want of a grant (42501): nothing is served; a configuration fault is 500 internal_error', async () => {
     // A separate real PostgreSQL (embedded) where the service role lost its read on members. Not
     // rate_limit_unavailable: that code says "transient", and a missing grant stays missing until fixed.
-    const store: LocalStore = await startStore({ extra: (db) => db.query('REVOKE SELECT ON members FROM geo_reader').then(() => undefined) });
+    const store: LocalStore = await startStore({
+      extra: (db) => db.query('REVOKE SELECT ON members FROM geo_reader').then(() => undefined),
+    });
     const api = await startTestApi({ DATABASE_URL: store.readerUrl });
     try {
       const reply = await call(api, '/analyses', store.manifest!.keys.workspace);

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import pg from 'pg';
 import type { z } from 'zod';
-import type { LocalApi } from '../harness/stack.js';
+import { HOSTILE_ANSWERS, HOSTILE_TEXTS } from '../../shared/admin/demo.js';
 import { getAnswer, listAnswers } from '../../shared/reads/catalog/answers.js';
 import { getRun } from '../../shared/reads/catalog/runs.js';
-import { HOSTILE_ANSWERS, HOSTILE_TEXTS } from '../../shared/admin/demo.js';
+import type { LocalApi } from '../harness/stack.js';
 import { call, expectError, expectServed, manifest, readerUrl, startTestApi } from '../support/api.js';
 
 let api: LocalApi;
@@ -90,7 +90,10 @@ describe('GET /analyses/{analysis}/answers/{answer} (read 15)', () => {
 
   test('an answer of a run still extracting says so with its state, not with empty lists', async () => {
     const run = expectServed(await call(api, `/analyses/${manifest.analyses.extraction_late}/runs/latest`, key()), getRun.output);
-    const page = expectServed(await call(api, `/analyses/${manifest.analyses.extraction_late}/answers?window=7d&limit=100`, key()), listAnswers.output);
+    const page = expectServed(
+      await call(api, `/analyses/${manifest.analyses.extraction_late}/answers?window=7d&limit=100`, key()),
+      listAnswers.output,
+    );
     const late = page.items.filter((i) => i.run_id === run.id);
     expect(late.length).toBe(run.totals.collected);
     const a = expectServed(await call(api, one(late[0]!.id, manifest.analyses.extraction_late), key()), getAnswer.output);
@@ -105,7 +108,8 @@ describe('GET /analyses/{analysis}/answers/{answer} (read 15)', () => {
   });
 
   test('an answer of another analysis, unknown or malformed: 404 not_found, never 500', async () => {
-    const other = expectServed(await call(api, `/analyses/${manifest.analyses.other_brand}/answers?limit=1`, key()), listAnswers.output).items[0]!;
+    const other = expectServed(await call(api, `/analyses/${manifest.analyses.other_brand}/answers?limit=1`, key()), listAnswers.output)
+      .items[0]!;
     expectServed(await call(api, one(other.id, manifest.analyses.other_brand), key()), getAnswer.output);
     const own = manifest.hostileAnswerIds[0]!;
     const refs = [

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import pg from 'pg';
 import type { z } from 'zod';
-import type { LocalApi } from '../harness/stack.js';
 import { listAnswers } from '../../shared/reads/catalog/answers.js';
+import type { LocalApi } from '../harness/stack.js';
 import { call, expectError, expectServed, manifest, readerUrl, startTestApi } from '../support/api.js';
 
 // Paging 90 days 7 at a time is ~1500 calls: far above the demo plan's 600 a minute.
@@ -134,7 +134,10 @@ describe('GET /analyses/{analysis}/answers (read 14)', () => {
     const cursor = first.next_cursor!;
     expect(cursor).toBeTruthy();
     // Same scope (analysis by id instead of slug): continues.
-    const next = expectServed(await call(api, withCursor(`${base(manifest.analysisIds.collected)}?window=90d&limit=7`, cursor), key()), schema);
+    const next = expectServed(
+      await call(api, withCursor(`${base(manifest.analysisIds.collected)}?window=90d&limit=7`, cursor), key()),
+      schema,
+    );
     expect(next.items[0]!.id).not.toBe(first.items[6]!.id);
     // The limit is not part of the scope.
     expectServed(await call(api, withCursor(`${base()}?window=90d&limit=100`, cursor), key()), schema);
@@ -152,7 +155,11 @@ describe('GET /analyses/{analysis}/answers (read 14)', () => {
 
     // A custom-window cursor is bound to its days.
     const custom = expectServed(await call(api, `${base()}?from=${daysAgo(10)}&to=${daysAgo(8)}&limit=7`, key()), schema);
-    expectError(await call(api, withCursor(`${base()}?from=${daysAgo(10)}&to=${daysAgo(7)}&limit=7`, custom.next_cursor!), key()), 422, 'cursor_expired');
+    expectError(
+      await call(api, withCursor(`${base()}?from=${daysAgo(10)}&to=${daysAgo(7)}&limit=7`, custom.next_cursor!), key()),
+      422,
+      'cursor_expired',
+    );
     expectServed(await call(api, withCursor(`${base()}?from=${daysAgo(10)}&to=${daysAgo(8)}&limit=7`, custom.next_cursor!), key()), schema);
     // Another read's cursor is not this read's.
     const analyses = await call(api, '/analyses?limit=1', key());

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import pg from 'pg';
-import type { LocalApi } from '../harness/stack.js';
 import { listPrompts } from '../../shared/reads/catalog/prompts.js';
 import { getRun, listRuns } from '../../shared/reads/catalog/runs.js';
+import type { LocalApi } from '../harness/stack.js';
 import { call, expectError, expectServed, manifest, readerUrl, startTestApi } from '../support/api.js';
 
 let api: LocalApi;
@@ -53,7 +53,9 @@ describe('GET /analyses/{analysis}/prompts (read 11)', () => {
 describe('GET /analyses/{analysis}/runs (read 12)', () => {
   test('most recent first, default 30, truncated when older runs exist, total from the store', async () => {
     const body = expectServed(await call(api, `/analyses/${collected()}/runs`, key()), listRuns.output);
-    const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM runs WHERE analysis_id = $1', [manifest.analysisIds.collected]);
+    const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM runs WHERE analysis_id = $1', [
+      manifest.analysisIds.collected,
+    ]);
     expect(body.total).toBe(rows[0]!.n);
     expect(body.items).toHaveLength(30);
     expect(body.truncated).toBe(true);
@@ -71,11 +73,16 @@ describe('GET /analyses/{analysis}/runs (read 12)', () => {
   });
 
   test('limit bounds and the whole history', async () => {
-    const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM runs WHERE analysis_id = $1', [manifest.analysisIds.other_brand]);
+    const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM runs WHERE analysis_id = $1', [
+      manifest.analysisIds.other_brand,
+    ]);
     const whole = expectServed(await call(api, `/analyses/${manifest.analyses.other_brand}/runs?limit=100`, key()), listRuns.output);
     expect(whole.items).toHaveLength(rows[0]!.n);
     expect(whole.truncated).toBe(false);
-    const exact = expectServed(await call(api, `/analyses/${manifest.analyses.other_brand}/runs?limit=${rows[0]!.n}`, key()), listRuns.output);
+    const exact = expectServed(
+      await call(api, `/analyses/${manifest.analyses.other_brand}/runs?limit=${rows[0]!.n}`, key()),
+      listRuns.output,
+    );
     expect(exact.truncated).toBe(false);
     const one = expectServed(await call(api, `/analyses/${manifest.analyses.other_brand}/runs?limit=1`, key()), listRuns.output);
     expect(one.items).toHaveLength(1);
@@ -124,13 +131,27 @@ describe('GET /analyses/{analysis}/runs/{run} (read 13)', () => {
   });
 
   test('a run of another analysis, an unknown or malformed id, and latest without runs: 404 not_found', async () => {
-    const other = expectServed(await call(api, `/analyses/${manifest.analyses.other_brand}/runs?limit=1`, key()), listRuns.output).items[0]!;
-    for (const ref of [other.id, '00000000-0000-4000-8000-000000000000', 'abc', 'latest2', 'LATEST', `${other.id}x`, "1' OR '1'='1", '%00']) {
+    const other = expectServed(await call(api, `/analyses/${manifest.analyses.other_brand}/runs?limit=1`, key()), listRuns.output)
+      .items[0]!;
+    for (const ref of [
+      other.id,
+      '00000000-0000-4000-8000-000000000000',
+      'abc',
+      'latest2',
+      'LATEST',
+      `${other.id}x`,
+      "1' OR '1'='1",
+      '%00',
+    ]) {
       expectError(await call(api, `/analyses/${collected()}/runs/${encodeURIComponent(ref)}`, key()), 404, 'not_found', { budget: true });
     }
     expectError(await call(api, `/analyses/${manifest.analyses.never_collected}/runs/latest`, key()), 404, 'not_found');
     // Out of reach is the analysis refusal, before any run is looked at.
-    expectError(await call(api, `/analyses/${manifest.analyses.other_brand}/runs/${other.id}`, manifest.keys.brand), 404, 'analysis_not_found');
+    expectError(
+      await call(api, `/analyses/${manifest.analyses.other_brand}/runs/${other.id}`, manifest.keys.brand),
+      404,
+      'analysis_not_found',
+    );
     expectError(await call(api, `/analyses/${collected()}/runs/latest?limit=1`, key()), 422, 'invalid_request', { param: 'limit' });
   });
 });

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { LocalApi } from '../harness/stack.js';
 import { listCompetitors } from '../../shared/reads/figures/competitors.js';
-import { call, expectServed, startTestApi } from '../support/api.js';
 import { CROWD_ANALYSIS, CROWD_INDIRECT, CROWD_SECRET } from '../fixtures/crowd.js';
+import type { LocalApi } from '../harness/stack.js';
 import { unwrapUntrusted } from '../mcp/args.js';
 import { connect } from '../mcp/support.js';
+import { call, expectServed, startTestApi } from '../support/api.js';
 
 /**
  * Read 7 keeps one page whatever the number of brands answers name (docs/contract.md#common-parameters rule
@@ -29,8 +29,15 @@ describe('competitors (read 7): indirect competitors capped, direct ones always 
   test('60 indirect brands named: the 50 most mentioned (ties by name), both direct ones, truncated, total 62', async () => {
     const body = expectServed(await call(api, `/analyses/${CROWD_ANALYSIS}/competitors`, CROWD_SECRET), listCompetitors.output);
     // B01..B10: 2 mentions (rank 1); Crowdo, Rival, B11..B60: 1 (rank 11); Quiet: 0 (rank 1 + 62 brands named).
-    const shown = [...CROWD_INDIRECT.slice(0, 10).map((n) => [n, 'indirect', 1, 2]), ...CROWD_INDIRECT.slice(10, LIMIT).map((n) => [n, 'indirect', 11, 1])];
-    expect(body.items.map((i) => [i.name, i.kind, i.rank, i.mentions])).toEqual([...shown, ['Rival', 'direct', 11, 1], ['Quiet', 'direct', 63, 0]]);
+    const shown = [
+      ...CROWD_INDIRECT.slice(0, 10).map((n) => [n, 'indirect', 1, 2]),
+      ...CROWD_INDIRECT.slice(10, LIMIT).map((n) => [n, 'indirect', 11, 1]),
+    ];
+    expect(body.items.map((i) => [i.name, i.kind, i.rank, i.mentions])).toEqual([
+      ...shown,
+      ['Rival', 'direct', 11, 1],
+      ['Quiet', 'direct', 63, 0],
+    ]);
     expect(body.items.map((i) => i.name)).not.toContain(CROWD_INDIRECT[LIMIT]);
     expect([body.truncated, body.total, body.next_cursor]).toEqual([true, 62, null]);
     expect(body.tracked).toMatchObject({ name: 'Crowdo', rank: 11, mentions: 1 });

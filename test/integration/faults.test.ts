@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { LocalApi } from '../harness/stack.js';
-import { startStore, type LocalStore } from '../harness/stores.js';
+import { type LocalStore, startStore } from '../harness/stores.js';
 import { call, expectError, startTestApi } from '../support/api.js';
 import { captureLogLines } from '../support/capture.js';
 

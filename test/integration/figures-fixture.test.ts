@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { z } from 'zod';
-import type { LocalApi } from '../harness/stack.js';
 import { listCompetitors } from '../../shared/reads/figures/competitors.js';
 import { listEngines } from '../../shared/reads/figures/engines.js';
 import { listGroupPrompts, listGroups } from '../../shared/reads/figures/groups.js';
 import { getMetrics } from '../../shared/reads/figures/metrics.js';
 import { listSources } from '../../shared/reads/figures/sources.js';
 import { getMetricsTimeseries } from '../../shared/reads/figures/timeseries.js';
-import { call, expectError, expectServed, startTestApi } from '../support/api.js';
 import { FIG_ANALYSIS, FIG_IDS, FIG_NOOWNED, FIG_SECRET } from '../fixtures/figures.js';
+import type { LocalApi } from '../harness/stack.js';
+import { call, expectError, expectServed, startTestApi } from '../support/api.js';
 
 /**
  * Every expected number below was computed by hand from the fixture described in
@@ -42,9 +42,21 @@ describe('metrics (read 4)', () => {
       comparison: {
         first_day: '2025-03-10',
         last_day: '2025-03-10',
-        run: { id: R3, state: 'finished', started_at: '2025-03-10T06:00:00.000Z', collected_at: '2025-03-10T06:40:00.000Z', finished_at: '2025-03-10T07:00:00.000Z' },
+        run: {
+          id: R3,
+          state: 'finished',
+          started_at: '2025-03-10T06:00:00.000Z',
+          collected_at: '2025-03-10T06:40:00.000Z',
+          finished_at: '2025-03-10T07:00:00.000Z',
+        },
       },
-      run: { id: R4, state: 'finished', started_at: '2025-03-10T14:00:00.000Z', collected_at: '2025-03-10T14:40:00.000Z', finished_at: '2025-03-10T15:00:00.000Z' },
+      run: {
+        id: R4,
+        state: 'finished',
+        started_at: '2025-03-10T14:00:00.000Z',
+        collected_at: '2025-03-10T14:40:00.000Z',
+        finished_at: '2025-03-10T15:00:00.000Z',
+      },
       measured_at: '2025-03-10T15:00:00.000Z',
       recipes: ['fx-v2'],
       coverage: [
@@ -58,14 +70,20 @@ describe('metrics (read 4)', () => {
       extracted_answers: 4,
       // R4: a41, a42 name Fixo → 2/4 = 0.5; R3: a31, a33 of 3 extracted (a34 failed extraction) → 2/3.
       visibility: {
-        value: 0.5, numerator: 2, denominator: 4, ci95: { low: 0.150039, high: 0.849961 },
+        value: 0.5,
+        numerator: 2,
+        denominator: 4,
+        ci95: { low: 0.150039, high: 0.849961 },
         previous: { value: 0.666667, numerator: 2, denominator: 3, ci95: { low: 0.20766, high: 0.938508 } },
         delta: -0.166667, // 0.5 − 0.666667
         significant: false,
       },
       // R4 mentions: Fixo 2, Rival 3 → 2/5 = 0.4; R3: Fixo 2, Nimbus 1 → 2/3.
       share_of_voice: {
-        value: 0.4, numerator: 2, denominator: 5, ci95: { low: 0.117621, high: 0.769276 },
+        value: 0.4,
+        numerator: 2,
+        denominator: 5,
+        ci95: { low: 0.117621, high: 0.769276 },
         previous: { value: 0.666667, numerator: 2, denominator: 3, ci95: { low: 0.20766, high: 0.938508 } },
         delta: -0.266667, // 0.4 − 0.666667
         significant: false,
@@ -76,9 +94,14 @@ describe('metrics (read 4)', () => {
       sentiment: { value: 0.5, count: 1, previous: { value: -0.1, count: 2 }, delta: 0.6 },
       // R4 cites nothing → null, no_citations; R3: fixo.com 2 of 4 citations = 0.5.
       source_share: {
-        value: null, numerator: 0, denominator: 0, ci95: null,
+        value: null,
+        numerator: 0,
+        denominator: 0,
+        ci95: null,
         previous: { value: 0.5, numerator: 2, denominator: 4, ci95: { low: 0.150039, high: 0.849961 } },
-        delta: null, significant: null, null_reason: 'no_citations',
+        delta: null,
+        significant: null,
+        null_reason: 'no_citations',
       },
     });
   });
@@ -98,15 +121,23 @@ describe('metrics (read 4)', () => {
       extracted_answers: 13, // 6 + 3 + 4
       // 6 + 2 + 2 = 10 of 13 = 0.769231; R1: 0 of 6 → intervals [0.497436, 0.918205] vs [0, 0.390334] do not overlap.
       visibility: {
-        value: 0.769231, numerator: 10, denominator: 13, ci95: { low: 0.497436, high: 0.918205 },
+        value: 0.769231,
+        numerator: 10,
+        denominator: 13,
+        ci95: { low: 0.497436, high: 0.918205 },
         previous: { value: 0, numerator: 0, denominator: 6, ci95: { low: 0, high: 0.390334 } },
-        delta: 0.769231, significant: true,
+        delta: 0.769231,
+        significant: true,
       },
       // Fixo 10 of 6 + 3 + 5 = 14 mentions = 0.714286; R1: 0 of 6 (Rival only).
       share_of_voice: {
-        value: 0.714286, numerator: 10, denominator: 14, ci95: { low: 0.453509, high: 0.882786 },
+        value: 0.714286,
+        numerator: 10,
+        denominator: 14,
+        ci95: { low: 0.453509, high: 0.882786 },
         previous: { value: 0, numerator: 0, denominator: 6, ci95: { low: 0, high: 0.390334 } },
-        delta: 0.714286, significant: true,
+        delta: 0.714286,
+        significant: true,
       },
       // (6·1 + 1 + 1 + 1 + 2) / 10 = 1.1; R1 never names Fixo → previous null.
       average_position: { value: 1.1, count: 10, previous: { value: null, count: 0 }, delta: null },
@@ -114,9 +145,14 @@ describe('metrics (read 4)', () => {
       sentiment: { value: 0.233333, count: 9, previous: { value: null, count: 0 }, delta: null },
       // fixo.com 3 (R2) + 2 (R3) = 5 of 6 + 4 = 10 → 0.5; R1: 0 of 6 g2.com = 0, a measured zero.
       source_share: {
-        value: 0.5, numerator: 5, denominator: 10, ci95: { low: 0.236593, high: 0.763407 },
+        value: 0.5,
+        numerator: 5,
+        denominator: 10,
+        ci95: { low: 0.236593, high: 0.763407 },
         previous: { value: 0, numerator: 0, denominator: 6, ci95: { low: 0, high: 0.390334 } },
-        delta: 0.5, significant: false, null_reason: null,
+        delta: 0.5,
+        significant: false,
+        null_reason: null,
       },
     });
   });
@@ -130,14 +166,26 @@ describe('metrics (read 4)', () => {
     expect([m.answers, m.extracted_answers]).toEqual([22, 21]); // 2+6+6+4+4; 2+6+6+3+4
     // 2 + 0 + 6 + 2 + 2 = 12 of 21 = 0.571429
     expect(m.visibility).toEqual({
-      value: 0.571429, numerator: 12, denominator: 21, ci95: { low: 0.365466, high: 0.7553 }, previous: null, delta: null, significant: null,
+      value: 0.571429,
+      numerator: 12,
+      denominator: 21,
+      ci95: { low: 0.365466, high: 0.7553 },
+      previous: null,
+      delta: null,
+      significant: null,
     });
     // 12 of 4 + 6 + 6 + 3 + 5 = 24 = 0.5
     expect(m.share_of_voice).toMatchObject({ value: 0.5, numerator: 12, denominator: 24, ci95: { low: 0.314274, high: 0.685726 } });
     expect(m.average_position).toEqual({ value: 1.25, count: 12, previous: null, delta: null }); // (3+1 + 6 + 2 + 3)/12
     expect(m.sentiment).toEqual({ value: 0.281818, count: 11, previous: null, delta: null }); // (1.0+0 + 1.8 − 0.2 + 0.5)/11 = 3.1/11
     // fixo.com 1 + 0 + 3 + 2 + 0 = 6 of 1 + 6 + 6 + 4 + 0 = 17 = 0.352941
-    expect(m.source_share).toMatchObject({ value: 0.352941, numerator: 6, denominator: 17, ci95: { low: 0.173097, high: 0.586996 }, null_reason: null });
+    expect(m.source_share).toMatchObject({
+      value: 0.352941,
+      numerator: 6,
+      denominator: 17,
+      ci95: { low: 0.173097, high: 0.586996 },
+      null_reason: null,
+    });
 
     const months = await get(`${A}/metrics?from=2025-02-01&to=2025-03-31`, getMetrics.output);
     expect(months.context.window).toEqual({ name: 'custom', first_day: '2025-02-01', last_day: '2025-03-31', days: 59 });
@@ -158,9 +206,13 @@ describe('metrics (read 4)', () => {
     expect(body.context.state).toBe('no_data');
     expect(body.metrics.answers).toBe(0);
     expect(body.metrics.visibility).toEqual({
-      value: null, numerator: 0, denominator: 0, ci95: null,
+      value: null,
+      numerator: 0,
+      denominator: 0,
+      ci95: null,
       previous: { value: 1, numerator: 6, denominator: 6, ci95: { low: 0.609666, high: 1 } }, // 2025-03-08: R2
-      delta: null, significant: null,
+      delta: null,
+      significant: null,
     });
     expect(body.metrics.source_share.null_reason).toBe('not_measured');
   });
@@ -169,7 +221,14 @@ describe('metrics (read 4)', () => {
     const body = await get(`/analyses/${FIG_NOOWNED}/metrics`, getMetrics.output);
     expect(body.metrics.visibility).toMatchObject({ value: 1, numerator: 1, denominator: 1, ci95: { low: 0.206549, high: 1 } });
     expect(body.metrics.source_share).toEqual({
-      value: null, numerator: 0, denominator: 1, ci95: null, previous: null, delta: null, significant: null, null_reason: 'no_owned_domains',
+      value: null,
+      numerator: 0,
+      denominator: 1,
+      ci95: null,
+      previous: null,
+      delta: null,
+      significant: null,
+      null_reason: 'no_owned_domains',
     });
   });
 });
@@ -177,7 +236,9 @@ describe('metrics (read 4)', () => {
 describe('timeseries (read 5)', () => {
   test('14d: one point per day, the latest run of a day, days without run said explicitly', async () => {
     const body = await get(`${A}/metrics/timeseries?window=14d`, getMetricsTimeseries.output);
-    expect(body.points.map((p) => p.day)).toEqual(Array.from({ length: 14 }, (_, i) => new Date(Date.UTC(2025, 1, 25 + i)).toISOString().slice(0, 10)));
+    expect(body.points.map((p) => p.day)).toEqual(
+      Array.from({ length: 14 }, (_, i) => new Date(Date.UTC(2025, 1, 25 + i)).toISOString().slice(0, 10)),
+    );
     const byDay = new Map(body.points.map((p) => [p.day, p]));
     expect(body.points.filter((p) => p.state === 'no_run')).toHaveLength(11);
     // A day without a run says so and carries nothing else: there was nothing to measure.
@@ -205,7 +266,10 @@ describe('timeseries (read 5)', () => {
     const body = await get(`${A}/metrics/timeseries`, getMetricsTimeseries.output);
     expect(body.context.window).toEqual({ name: '30d', first_day: '2025-02-09', last_day: '2025-03-10', days: 30 });
     expect(body.points).toHaveLength(30);
-    expect(body.points.find((p) => p.day === '2025-02-20')).toMatchObject({ run_id: R0, visibility: { value: 1, numerator: 2, denominator: 2 } });
+    expect(body.points.find((p) => p.day === '2025-02-20')).toMatchObject({
+      run_id: R0,
+      visibility: { value: 1, numerator: 2, denominator: 2 },
+    });
   });
 });
 
@@ -217,15 +281,31 @@ describe('engines (read 6)', () => {
     const [c, p] = body.items;
     // chatgpt R4: a41, a42 both name Fixo → 2/2; R3: a31 yes, a32 no → 1/2.
     expect(c!.visibility).toEqual({
-      value: 1, numerator: 2, denominator: 2, ci95: { low: 0.34238, high: 1 },
-      previous: { value: 0.5, numerator: 1, denominator: 2, ci95: { low: 0.094531, high: 0.905469 } }, delta: 0.5, significant: false,
+      value: 1,
+      numerator: 2,
+      denominator: 2,
+      ci95: { low: 0.34238, high: 1 },
+      previous: { value: 0.5, numerator: 1, denominator: 2, ci95: { low: 0.094531, high: 0.905469 } },
+      delta: 0.5,
+      significant: false,
     });
     // chatgpt mentions R4: Fixo 2 of 4 = 0.5; R3: 1 of 1.
-    expect(c!.share_of_voice).toMatchObject({ value: 0.5, numerator: 2, denominator: 4, previous: { value: 1, numerator: 1, denominator: 1 }, delta: -0.5 });
+    expect(c!.share_of_voice).toMatchObject({
+      value: 0.5,
+      numerator: 2,
+      denominator: 4,
+      previous: { value: 1, numerator: 1, denominator: 1 },
+      delta: -0.5,
+    });
     // perplexity R4: a43 (Rival) and a44 (nothing) → 0 of 2 = 0; R3: a33 → 1/1.
     expect(p!.visibility).toEqual({
-      value: 0, numerator: 0, denominator: 2, ci95: { low: 0, high: 0.65762 },
-      previous: { value: 1, numerator: 1, denominator: 1, ci95: { low: 0.206549, high: 1 } }, delta: -1, significant: false,
+      value: 0,
+      numerator: 0,
+      denominator: 2,
+      ci95: { low: 0, high: 0.65762 },
+      previous: { value: 1, numerator: 1, denominator: 1, ci95: { low: 0.206549, high: 1 } },
+      delta: -1,
+      significant: false,
     });
     expect(p!.share_of_voice).toMatchObject({ value: 0, numerator: 0, denominator: 1, ci95: { low: 0, high: 0.793451 } });
     expect(p!.average_position).toEqual({ value: null, count: 0, previous: { value: 1, count: 1 }, delta: null });
@@ -237,7 +317,13 @@ describe('competitors (read 7)', () => {
   test('7d: direct and indirect ranked by mentions, tracked brand ranked too', async () => {
     const body = await get(`${A}/competitors?window=7d`, listCompetitors.output);
     // Mentions R2+R3+R4: Fixo 10, Rival 3 (a41, a42, a43), Nimbus 1 (a33), Quiet 0; all 14. R1: Rival 6.
-    expect(body.tracked).toMatchObject({ name: 'Fixo', rank: 1, previous_rank: null, mentions: 10, share_of_voice: { value: 0.714286, numerator: 10, denominator: 14 } });
+    expect(body.tracked).toMatchObject({
+      name: 'Fixo',
+      rank: 1,
+      previous_rank: null,
+      mentions: 10,
+      share_of_voice: { value: 0.714286, numerator: 10, denominator: 14 },
+    });
     expect(body.items.map((i) => [i.name, i.kind, i.rank, i.previous_rank, i.mentions])).toEqual([
       ['Rival', 'direct', 2, 1, 3],
       ['Nimbus', 'indirect', 3, null, 1],
@@ -247,12 +333,22 @@ describe('competitors (read 7)', () => {
     expect(rival!.competitor_id).toBe(FIG_IDS.rival);
     // 3/14 = 0.214286 vs R1 6/6 = 1: [0.075714, 0.475892] vs [0.609666, 1] → outside the noise.
     expect(rival!.share_of_voice).toEqual({
-      value: 0.214286, numerator: 3, denominator: 14, ci95: { low: 0.075714, high: 0.475892 },
-      previous: { value: 1, numerator: 6, denominator: 6, ci95: { low: 0.609666, high: 1 } }, delta: -0.785714, significant: true,
+      value: 0.214286,
+      numerator: 3,
+      denominator: 14,
+      ci95: { low: 0.075714, high: 0.475892 },
+      previous: { value: 1, numerator: 6, denominator: 6, ci95: { low: 0.609666, high: 1 } },
+      delta: -0.785714,
+      significant: true,
     });
     expect(rival!.visibility).toMatchObject({ value: 0.230769, numerator: 3, denominator: 13, ci95: { low: 0.081795, high: 0.502564 } });
     expect(rival!.average_position).toEqual({ value: 1.333333, count: 3, previous: { value: 1, count: 6 }, delta: 0.333333 }); // (2+1+1)/3
-    expect(nimbus!.share_of_voice).toMatchObject({ value: 0.071429, numerator: 1, denominator: 14, ci95: { low: 0.012722, high: 0.314687 } });
+    expect(nimbus!.share_of_voice).toMatchObject({
+      value: 0.071429,
+      numerator: 1,
+      denominator: 14,
+      ci95: { low: 0.012722, high: 0.314687 },
+    });
     expect(nimbus!.competitor_id).toBeNull();
     expect(quiet!.share_of_voice).toMatchObject({ value: 0, numerator: 0, denominator: 14, ci95: { low: 0, high: 0.215311 } });
     expect([body.total, body.truncated, body.next_cursor]).toEqual([3, false, null]);
@@ -270,8 +366,13 @@ describe('sources (read 8)', () => {
     ]);
     expect(body.items[1]!.share).toMatchObject({ value: 0.3, numerator: 3, denominator: 10, ci95: { low: 0.107791, high: 0.603222 } });
     expect(body.items[2]!.share).toEqual({
-      value: 0.2, numerator: 2, denominator: 10, ci95: { low: 0.056682, high: 0.509838 },
-      previous: { value: 1, numerator: 6, denominator: 6, ci95: { low: 0.609666, high: 1 } }, delta: -0.8, significant: true,
+      value: 0.2,
+      numerator: 2,
+      denominator: 10,
+      ci95: { low: 0.056682, high: 0.509838 },
+      previous: { value: 1, numerator: 6, denominator: 6, ci95: { low: 0.609666, high: 1 } },
+      delta: -0.8,
+      significant: true,
     });
     expect([body.total, body.truncated]).toEqual([3, false]);
     const two = await get(`${A}/sources?window=7d&limit=2`, listSources.output);
@@ -295,11 +396,21 @@ describe('groups (read 9) and group prompts (read 10)', () => {
     ]);
     // Alpha: 4 + 2 + 2 = 8 of 10 = 0.8 vs R1 0 of 4: [0.490162, 0.943318] vs [0, 0.489891] → just outside.
     expect(body.items[0]!.visibility).toEqual({
-      value: 0.8, numerator: 8, denominator: 10, ci95: { low: 0.490162, high: 0.943318 },
-      previous: { value: 0, numerator: 0, denominator: 4, ci95: { low: 0, high: 0.489891 } }, delta: 0.8, significant: true,
+      value: 0.8,
+      numerator: 8,
+      denominator: 10,
+      ci95: { low: 0.490162, high: 0.943318 },
+      previous: { value: 0, numerator: 0, denominator: 4, ci95: { low: 0, high: 0.489891 } },
+      delta: 0.8,
+      significant: true,
     });
     expect(body.items[1]!.visibility.value).toBeNull();
-    expect(body.items[2]!.visibility).toMatchObject({ value: 0.666667, numerator: 2, denominator: 3, previous: { numerator: 0, denominator: 2 } });
+    expect(body.items[2]!.visibility).toMatchObject({
+      value: 0.666667,
+      numerator: 2,
+      denominator: 3,
+      previous: { numerator: 0, denominator: 2 },
+    });
   });
 
   test('7d prompts of Alpha at question grain, per engine, paged by limit and offset', async () => {
@@ -313,11 +424,19 @@ describe('groups (read 9) and group prompts (read 10)', () => {
       ['perplexity', 2, 3, 0.666667],
     ]);
     expect(p1.engines[0]!.visibility.ci95).toEqual({ low: 0.438503, high: 1 });
-    expect(p1.all_engines.visibility).toMatchObject({ value: 0.833333, ci95: { low: 0.436497, high: 0.969947 }, previous: { numerator: 0, denominator: 2 } });
+    expect(p1.all_engines.visibility).toMatchObject({
+      value: 0.833333,
+      ci95: { low: 0.436497, high: 0.969947 },
+      previous: { numerator: 0, denominator: 2 },
+    });
     const second = await get(`${A}/groups/${FIG_IDS.alpha}/prompts?window=7d&limit=1&offset=1`, listGroupPrompts.output);
     expect([second.items.map((i) => i.prompt.id), second.total, second.truncated]).toEqual([[FIG_IDS.p2], 2, false]);
     // P2 perplexity: R2 answer + a34 (extraction failed) → 2 answers, 1 extracted, 1 naming Fixo.
-    expect(second.items[0]!.engines[1]).toMatchObject({ answers: 2, extracted_answers: 1, visibility: { value: 1, numerator: 1, denominator: 1 } });
+    expect(second.items[0]!.engines[1]).toMatchObject({
+      answers: 2,
+      extracted_answers: 1,
+      visibility: { value: 1, numerator: 1, denominator: 1 },
+    });
     const beyond = await get(`${A}/groups/${FIG_IDS.alpha}/prompts?window=7d&offset=100000`, listGroupPrompts.output);
     expect([beyond.items, beyond.total, beyond.truncated]).toEqual([[], 2, false]);
     const none = await get(`${A}/groups/none/prompts?window=7d`, listGroupPrompts.output);

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import pg from 'pg';
 import type { z } from 'zod';
-import type { LocalApi } from '../harness/stack.js';
 import { listCompetitors } from '../../shared/reads/figures/competitors.js';
 import { listEngines } from '../../shared/reads/figures/engines.js';
 import { listGroupPrompts, listGroups } from '../../shared/reads/figures/groups.js';
 import { getMetrics } from '../../shared/reads/figures/metrics.js';
 import { listSources } from '../../shared/reads/figures/sources.js';
 import { getMetricsTimeseries } from '../../shared/reads/figures/timeseries.js';
+import type { LocalApi } from '../harness/stack.js';
 import { call, expectError, expectServed, manifest, readerUrl, startTestApi } from '../support/api.js';
 
 /**
@@ -32,34 +32,64 @@ const READS: [string, string, z.ZodType][] = [
   ['group prompts', '/groups/none/prompts', listGroupPrompts.output],
 ];
 const ALL: [string, string, z.ZodType][] = [...READS, ['timeseries', '/metrics/timeseries', getMetricsTimeseries.output]];
-type Ctx = { context: { state: string; extraction_late: boolean; window: { name: string; first_day: string | null; last_day: string | null; days: number | null } } };
+type Ctx = {
+  context: {
+    state: string;
+    extraction_late: boolean;
+    window: { name: string; first_day: string | null; last_day: string | null; days: number | null };
+  };
+};
 
 describe('windows (docs/contract.md#common-parameters, #the-fifteen-reads)', () => {
   test.each(READS)('%s accepts every window, defaults to last-run, echoes what it understood', async (_n, suffix, schema) => {
     const plain = expectServed(await call(api, `${at('collected')}${suffix}`, key()), schema) as Ctx;
     expect(plain.context.window).toMatchObject({ name: 'last-run', days: 1 });
     const last = plain.context.window.last_day as string;
-    for (const [w, days] of [['last-run', 1], ['7d', 7], ['14d', 14], ['30d', 30], ['90d', 90]] as const) {
+    for (const [w, days] of [
+      ['last-run', 1],
+      ['7d', 7],
+      ['14d', 14],
+      ['30d', 30],
+      ['90d', 90],
+    ] as const) {
       const body = expectServed(await call(api, `${at('collected')}${suffix}?window=${w}`, key()), schema) as Ctx;
       expect(body.context.window).toMatchObject({ name: w, last_day: last, days });
     }
-    const all = expectServed(await call(api, `${at('collected')}${suffix}?window=all`, key()), schema) as Ctx & { context: { comparison: unknown } };
+    const all = expectServed(await call(api, `${at('collected')}${suffix}?window=all`, key()), schema) as Ctx & {
+      context: { comparison: unknown };
+    };
     expect(all.context.comparison).toBeNull();
     const custom = expectServed(await call(api, `${at('collected')}${suffix}?from=2020-01-01&to=2020-01-31`, key()), schema) as Ctx;
-    expect(custom.context).toMatchObject({ state: 'no_data', window: { name: 'custom', first_day: '2020-01-01', last_day: '2020-01-31', days: 31 } });
+    expect(custom.context).toMatchObject({
+      state: 'no_data',
+      window: { name: 'custom', first_day: '2020-01-01', last_day: '2020-01-31', days: 31 },
+    });
   });
 
-  test.each(ALL)('%s serves the extreme legal windows: the first and the last 366 days of the calendar it accepts', async (_n, suffix, schema) => {
-    for (const [from, to] of [['2000-01-01', '2000-12-31'], ['2099-01-01', '2099-12-31'], ['2000-01-01', '2000-01-01'], ['2099-12-31', '2099-12-31']] as const) {
-      const body = expectServed(await call(api, `${at('collected')}${suffix}?from=${from}&to=${to}`, key()), schema) as Ctx & { context: { comparison: { first_day: string } | null } };
-      expect(body.context).toMatchObject({ state: 'no_data', window: { name: 'custom', first_day: from, last_day: to } });
-      // The comparison period reaches before the first accepted day, and is still an ordinary date.
-      expect(body.context.comparison?.first_day).toMatch(/^\d{4}-\d{2}-\d{2}$/);
-    }
-  });
+  test.each(ALL)(
+    '%s serves the extreme legal windows: the first and the last 366 days of the calendar it accepts',
+    async (_n, suffix, schema) => {
+      for (const [from, to] of [
+        ['2000-01-01', '2000-12-31'],
+        ['2099-01-01', '2099-12-31'],
+        ['2000-01-01', '2000-01-01'],
+        ['2099-12-31', '2099-12-31'],
+      ] as const) {
+        const body = expectServed(await call(api, `${at('collected')}${suffix}?from=${from}&to=${to}`, key()), schema) as Ctx & {
+          context: { comparison: { first_day: string } | null };
+        };
+        expect(body.context).toMatchObject({ state: 'no_data', window: { name: 'custom', first_day: from, last_day: to } });
+        // The comparison period reaches before the first accepted day, and is still an ordinary date.
+        expect(body.context.comparison?.first_day).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+      }
+    },
+  );
 
   test('timeseries refuses last-run and defaults to 30d', async () => {
-    expectError(await call(api, `${at('collected')}/metrics/timeseries?window=last-run`, key()), 422, 'invalid_request', { param: 'window', budget: true });
+    expectError(await call(api, `${at('collected')}/metrics/timeseries?window=last-run`, key()), 422, 'invalid_request', {
+      param: 'window',
+      budget: true,
+    });
     const body = expectServed(await call(api, `${at('collected')}/metrics/timeseries`, key()), getMetricsTimeseries.output);
     expect(body.context.window).toMatchObject({ name: '30d', days: 30 });
     expect(body.points).toHaveLength(30);
@@ -91,9 +121,12 @@ describe('windows (docs/contract.md#common-parameters, #the-fifteen-reads)', () 
     ['from=2025-01-01&to=2026-01-02', 'to'],
     ['from=2000-01-01&to=2099-12-31', 'to'],
   ];
-  test.each(ALL.flatMap(([n, s]) => refusals.map(([qs, param]) => [n, s, qs, param] as const)))('%s ?%s → 422 naming %s', async (_n, suffix, qs, param) => {
-    expectError(await call(api, `${at('collected')}${suffix}?${qs}`, key()), 422, 'invalid_request', { param, budget: true });
-  });
+  test.each(ALL.flatMap(([n, s]) => refusals.map(([qs, param]) => [n, s, qs, param] as const)))(
+    '%s ?%s → 422 naming %s',
+    async (_n, suffix, qs, param) => {
+      expectError(await call(api, `${at('collected')}${suffix}?${qs}`, key()), 422, 'invalid_request', { param, budget: true });
+    },
+  );
 
   test.each([
     ['/sources?limit=0', 'limit'],
@@ -112,8 +145,16 @@ describe('windows (docs/contract.md#common-parameters, #the-fifteen-reads)', () 
   });
 
   test('bounds themselves are accepted', async () => {
-    for (const suffix of ['/sources?limit=1', '/sources?limit=200', '/groups/none/prompts?limit=200&offset=100000', '/groups/none/prompts?offset=0']) {
-      expectServed(await call(api, `${at('collected')}${suffix}`, key()), suffix.startsWith('/sources') ? listSources.output : listGroupPrompts.output);
+    for (const suffix of [
+      '/sources?limit=1',
+      '/sources?limit=200',
+      '/groups/none/prompts?limit=200&offset=100000',
+      '/groups/none/prompts?offset=0',
+    ]) {
+      expectServed(
+        await call(api, `${at('collected')}${suffix}`, key()),
+        suffix.startsWith('/sources') ? listSources.output : listGroupPrompts.output,
+      );
     }
     const one = expectServed(await call(api, `${at('collected')}/sources?window=30d&limit=1`, key()), listSources.output);
     expect(one.items).toHaveLength(1);
@@ -139,7 +180,13 @@ describe('null semantics (docs/contract.md#measurement-context-and-empty-values)
 
   test('extraction late: last-run measures null, flag set, volumes filled, run stated', async () => {
     const body = expectServed(await call(api, `${at('extraction_late')}/metrics`, key()), getMetrics.output);
-    expect(body.context).toMatchObject({ state: 'extraction_late', extraction_late: true, run: { state: 'extracting', finished_at: null }, measured_at: null, recipes: [] });
+    expect(body.context).toMatchObject({
+      state: 'extraction_late',
+      extraction_late: true,
+      run: { state: 'extracting', finished_at: null },
+      measured_at: null,
+      recipes: [],
+    });
     expect(body.metrics.answers).toBeGreaterThan(0);
     expect(body.metrics.extracted_answers).toBe(0);
     for (const m of [body.metrics.visibility, body.metrics.share_of_voice, body.metrics.source_share]) expect(m.value).toBeNull();
@@ -160,7 +207,10 @@ describe('null semantics (docs/contract.md#measurement-context-and-empty-values)
     expect(body.context).toMatchObject({ state: 'measured', extraction_late: true });
     expect(body.metrics.answers).toBeGreaterThan(body.metrics.extracted_answers);
     expect(body.metrics.visibility.value).not.toBeNull();
-    const series = expectServed(await call(api, `${at('extraction_late')}/metrics/timeseries?window=7d`, key()), getMetricsTimeseries.output);
+    const series = expectServed(
+      await call(api, `${at('extraction_late')}/metrics/timeseries?window=7d`, key()),
+      getMetricsTimeseries.output,
+    );
     const lastPoint = series.points.at(-1)!;
     expect(lastPoint).toMatchObject({ state: 'extraction_late', visibility: { value: null } });
     expect(lastPoint.state !== 'no_run' && lastPoint.answers).toBeGreaterThan(0);
@@ -216,9 +266,15 @@ describe('aggregates agree with the raw measurements', () => {
       );
       const r = rows[0];
       const m = body.metrics;
-      expect([m.answers, m.extracted_answers, m.visibility.numerator, m.share_of_voice.numerator, m.share_of_voice.denominator, m.source_share.denominator, m.source_share.numerator]).toEqual([
-        r.answers, r.extracted, r.mentioned, r.tracked, r.brands, r.citations, r.owned,
-      ]);
+      expect([
+        m.answers,
+        m.extracted_answers,
+        m.visibility.numerator,
+        m.share_of_voice.numerator,
+        m.share_of_voice.denominator,
+        m.source_share.denominator,
+        m.source_share.numerator,
+      ]).toEqual([r.answers, r.extracted, r.mentioned, r.tracked, r.brands, r.citations, r.owned]);
     } finally {
       await client.end();
     }

@@ -1,13 +1,21 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import type { LocalApi } from '../harness/stack.js';
 import { listGroupPrompts, listGroups } from '../../shared/reads/figures/groups.js';
-import { call, dynamoEndpoint, expectError, expectServed, startTestApi } from '../support/api.js';
-import { HISTORY_ANALYSIS, HISTORY_KEYS, HISTORY_LONG, REWRITE_KEYS, seedRewrittenHistories, type HistoryKey, type RewriteKey } from '../fixtures/history.js';
-import { startOwnStore } from '../support/own-store.js';
-import { createBudgetTable, type LocalStore } from '../harness/stores.js';
-import { freshTableName, localConfig, startApi } from '../harness/stack.js';
 import { getMetrics } from '../../shared/reads/figures/metrics.js';
 import { getMetricsTimeseries } from '../../shared/reads/figures/timeseries.js';
+import {
+  HISTORY_ANALYSIS,
+  HISTORY_KEYS,
+  HISTORY_LONG,
+  type HistoryKey,
+  REWRITE_KEYS,
+  type RewriteKey,
+  seedRewrittenHistories,
+} from '../fixtures/history.js';
+import type { LocalApi } from '../harness/stack.js';
+import { freshTableName, localConfig, startApi } from '../harness/stack.js';
+import { createBudgetTable, type LocalStore } from '../harness/stores.js';
+import { call, dynamoEndpoint, expectError, expectServed, startTestApi } from '../support/api.js';
+import { startOwnStore } from '../support/own-store.js';
 
 /** Histories the product writes after the fact (migration 005), seen through the API. */
 
@@ -143,7 +151,11 @@ describe('group figures follow the prompts in the group now (reads 9 and 10 agre
     const all = expectServed(await call(api, `${base}/groups?window=all`, key), listGroups.output);
     const by = Object.fromEntries(all.items.map((g) => [g.name ?? 'none', g]));
     // 3 runs × 2 engines per prompt.
-    expect({ G1: [by.G1!.prompts, by.G1!.answers], G2: [by.G2!.prompts, by.G2!.answers], none: [by.none!.prompts, by.none!.answers] }).toEqual({
+    expect({
+      G1: [by.G1!.prompts, by.G1!.answers],
+      G2: [by.G2!.prompts, by.G2!.answers],
+      none: [by.none!.prompts, by.none!.answers],
+    }).toEqual({
       G1: [2, 12],
       G2: [1, 6],
       none: [0, 0],
@@ -162,7 +174,10 @@ describe('a daily series stays bounded whatever the stored history (issue 11, po
     expect(reply.body.error.message).toMatch(/from\/to/);
     const metrics = expectServed(await call(api, `/analyses/${HISTORY_LONG}/metrics?window=all`, key), getMetrics.output);
     expect(metrics.context.window).toMatchObject({ first_day: '2001-06-01', last_day: '2025-06-01' });
-    const series = expectServed(await call(api, `/analyses/${HISTORY_LONG}/metrics/timeseries?from=2024-06-02&to=2025-06-01`, key), getMetricsTimeseries.output);
+    const series = expectServed(
+      await call(api, `/analyses/${HISTORY_LONG}/metrics/timeseries?from=2024-06-02&to=2025-06-01`, key),
+      getMetricsTimeseries.output,
+    );
     expect(series.points).toHaveLength(365);
     expect(series.points.filter((p) => p.state !== 'no_run').map((p) => p.day)).toEqual(['2025-06-01']);
   });

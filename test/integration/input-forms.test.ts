@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import type { LocalApi } from '../harness/stack.js';
 import { listGroupPrompts } from '../../shared/reads/figures/groups.js';
 import { listAnalyses } from '../../shared/reads/identity/analyses.js';
-import { call, expectError, expectServed, manifest, startTestApi } from '../support/api.js';
+import type { LocalApi } from '../harness/stack.js';
 import { rawRequest } from '../reliability/support/raw-http.js';
+import { call, expectError, expectServed, manifest, startTestApi } from '../support/api.js';
 
 let api: LocalApi;
 beforeAll(async () => {
@@ -13,7 +13,21 @@ afterAll(() => api.close());
 const key = () => manifest.keys.workspace;
 
 /** Forms a JavaScript Number() would turn into an integer, each refused by docs/contract.md#common-parameters rule 1. */
-const NOT_INTEGERS = ['1.0', '5.', '.5', '0.9999999999999999999', '1.00000000000000000001', '+5', '-0', '1E1', '1e0', '9007199254740993', '10000000000000000', '٣', '５'];
+const NOT_INTEGERS = [
+  '1.0',
+  '5.',
+  '.5',
+  '0.9999999999999999999',
+  '1.00000000000000000001',
+  '+5',
+  '-0',
+  '1E1',
+  '1e0',
+  '9007199254740993',
+  '10000000000000000',
+  '٣',
+  '５',
+];
 
 describe('integer parameters take digits only (docs/contract.md#common-parameters rule 1)', () => {
   test.each(NOT_INTEGERS)('limit=%s → 422 invalid_request naming limit', async (form) => {
@@ -30,16 +44,31 @@ describe('integer parameters take digits only (docs/contract.md#common-parameter
   test('the canonical forms at the bounds are served', async () => {
     expectServed(await call(api, '/analyses?limit=1', key()), listAnalyses.output);
     expectServed(await call(api, '/analyses?limit=200', key()), listAnalyses.output);
-    const page = expectServed(await call(api, `/analyses/${manifest.analyses.collected}/groups/none/prompts?offset=0&limit=200`, key()), listGroupPrompts.output);
+    const page = expectServed(
+      await call(api, `/analyses/${manifest.analyses.collected}/groups/none/prompts?offset=0&limit=200`, key()),
+      listGroupPrompts.output,
+    );
     expect(page.next_cursor).toBeNull();
-    expectServed(await call(api, `/analyses/${manifest.analyses.collected}/groups/none/prompts?offset=100000`, key()), listGroupPrompts.output);
-    expectError(await call(api, `/analyses/${manifest.analyses.collected}/groups/none/prompts?offset=100001`, key()), 422, 'invalid_request', { param: 'offset' });
+    expectServed(
+      await call(api, `/analyses/${manifest.analyses.collected}/groups/none/prompts?offset=100000`, key()),
+      listGroupPrompts.output,
+    );
+    expectError(
+      await call(api, `/analyses/${manifest.analyses.collected}/groups/none/prompts?offset=100001`, key()),
+      422,
+      'invalid_request',
+      { param: 'offset' },
+    );
   });
 });
 
 describe('the query separator is the first ? only', () => {
   test('??limit=5 has the key "?limit": unknown, named', async () => {
-    for (const target of ['/analyses??limit=5', '/analyses??limit=5&limit=5', `/analyses/${manifest.analyses.collected}/metrics??window=7d`]) {
+    for (const target of [
+      '/analyses??limit=5',
+      '/analyses??limit=5&limit=5',
+      `/analyses/${manifest.analyses.collected}/metrics??window=7d`,
+    ]) {
       const reply = await rawRequest(api.url, { target: `/api/v1${target}`, headers: [['Authorization', `Bearer ${key()}`]] });
       expect({ status: reply.status, code: reply.body?.error?.code, param: reply.body?.error?.param }).toEqual({
         status: 422,
@@ -55,7 +84,11 @@ describe('MCP arguments are JSON values: an integer is judged by its value (docs
     rawRequest(api.url, {
       method: 'POST',
       target: '/api/v1/mcp',
-      headers: [['Authorization', `Bearer ${key()}`], ['Content-Type', 'application/json'], ['Accept', 'application/json, text/event-stream']],
+      headers: [
+        ['Authorization', `Bearer ${key()}`],
+        ['Content-Type', 'application/json'],
+        ['Accept', 'application/json, text/event-stream'],
+      ],
       body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_analyses","arguments":{"limit":${raw}}}}`,
     });
 
@@ -66,11 +99,14 @@ describe('MCP arguments are JSON values: an integer is judged by its value (docs
     expect(reply.body.result.structuredContent.items.length).toBeLessThanOrEqual(Number(raw));
   });
 
-  test.each(['1.5', '0.5', '-1', '0', '201', '"5"', 'null', 'true', '[5]', '{"v":5}', '9007199254740993', '1e400'])('limit: %s → isError invalid_request naming limit', async (raw) => {
-    const reply = await rpc(raw);
-    expect(reply.status).toBe(200);
-    expect(reply.body.result.isError).toBe(true);
-    const body = JSON.parse(reply.body.result.content[0].text);
-    expect({ code: body.error.code, param: body.error.param }).toEqual({ code: 'invalid_request', param: 'limit' });
-  });
+  test.each(['1.5', '0.5', '-1', '0', '201', '"5"', 'null', 'true', '[5]', '{"v":5}', '9007199254740993', '1e400'])(
+    'limit: %s → isError invalid_request naming limit',
+    async (raw) => {
+      const reply = await rpc(raw);
+      expect(reply.status).toBe(200);
+      expect(reply.body.result.isError).toBe(true);
+      const body = JSON.parse(reply.body.result.content[0].text);
+      expect({ code: body.error.code, param: body.error.param }).toEqual({ code: 'invalid_request', param: 'limit' });
+    },
+  );
 });

@@ -27,7 +27,7 @@ describe('the service role can only read', () => {
     ['DELETE', 'DELETE FROM answers'],
     ['TRUNCATE', 'TRUNCATE mentions'],
     ['DDL', 'CREATE TABLE intruder (id int)'],
-    ['the pipeline\'s aggregate writer', 'SELECT finish_run_extraction(id) FROM runs WHERE finished_at IS NOT NULL LIMIT 1'],
+    ["the pipeline's aggregate writer", 'SELECT finish_run_extraction(id) FROM runs WHERE finished_at IS NOT NULL LIMIT 1'],
   ])('%s is denied by the database', async (_name, sql) => {
     await expect(client.query(sql)).rejects.toThrow(/permission denied/);
   });

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { afterAll, expect, test } from '@jest/globals';
 
@@ -29,14 +29,28 @@ test('npm start serves the API with the demo and prints working keys', async () 
   });
   const demo = JSON.parse(await readFile('.local/demo.json', 'utf8'));
   expect(demo.base_url).toBe(baseUrl);
-  for (const label of ['workspace', 'brand', 'analysis', 'empty_scope', 'revoked', 'expired', 'creator_removed', 'creator_suspended', 'plan_without_api', 'other_workspace', 'small_budget']) {
+  for (const label of [
+    'workspace',
+    'brand',
+    'analysis',
+    'empty_scope',
+    'revoked',
+    'expired',
+    'creator_removed',
+    'creator_suspended',
+    'plan_without_api',
+    'other_workspace',
+    'small_budget',
+  ]) {
     expect(demo.keys[label]).toMatch(/^geo_live_/);
     expect(out).toContain(demo.keys[label]);
   }
   for (const label of ['collected', 'other_brand', 'never_collected', 'extraction_late', 'other_workspace']) {
     expect(typeof demo.analyses[label]).toBe('string');
   }
-  const res = await fetch(`${baseUrl}/analyses/${demo.analyses.collected}`, { headers: { authorization: `Bearer ${demo.keys.workspace}` } });
+  const res = await fetch(`${baseUrl}/analyses/${demo.analyses.collected}`, {
+    headers: { authorization: `Bearer ${demo.keys.workspace}` },
+  });
   expect(res.status).toBe(200);
   expect((await res.json()).slug).toBe(demo.analyses.collected);
   // The reference page, built from openapi.json while the store started (503 with Retry-After until then).

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import type { LocalApi } from '../harness/stack.js';
 import { reads } from '../../shared/reads/registry.js';
+import type { LocalApi } from '../harness/stack.js';
 import { manifest, startTestApi } from '../support/api.js';
-import { INSPECTOR, MCP_REMOTE, freshConfigDir, npx, type Run } from './clients.js';
+import { freshConfigDir, INSPECTOR, MCP_REMOTE, npx, type Run } from './clients.js';
 
 /**
  * Issue 14 point 4 through the real clients (pinned, see clients.ts), started as a user would from
@@ -40,6 +40,7 @@ function expectNoOAuthPromptNorSse(run: Run): void {
 
 describe(`mcp-remote (${MCP_REMOTE}), as Claude Desktop runs it`, () => {
   const remote = (auth: string | undefined, until: (r: Run) => boolean) =>
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: mcp-remote expands ${GEO_API_AUTH} from its environment itself
     npx(MCP_REMOTE, [url, '--transport', 'http-only', ...(auth === undefined ? [] : ['--header', 'Authorization:${GEO_API_AUTH}'])], {
       env: { GEO_API_AUTH: auth ?? '', MCP_REMOTE_CONFIG_DIR: freshConfigDir() },
       stdin: [INITIALIZE, INITIALIZED, LIST],
@@ -59,22 +60,40 @@ describe(`mcp-remote (${MCP_REMOTE}), as Claude Desktop runs it`, () => {
   test.each([
     ['revoked', () => `Bearer ${manifest.keys.revoked}`, 'the key this client sent was refused (401): it is unknown, revoked or expired'],
     ['missing', () => undefined, 'this client sent none (401 unauthorized)'],
-  ])('a %s key: it exits saying there is no OAuth, and why the key was refused', async (_label, auth, cause) => {
-    const run = await remote(auth(), () => false);
-    expect(run.code).not.toBe(0);
-    const fatal = run.stderr.split('\n').find((l) => l.includes('Fatal error'));
-    expect(fatal).toContain('No OAuth here: this API authenticates with an API key');
-    expect(fatal).toContain(cause);
-    expectNoOAuthPromptNorSse(run);
-  }, 120_000);
+  ])(
+    'a %s key: it exits saying there is no OAuth, and why the key was refused',
+    async (_label, auth, cause) => {
+      const run = await remote(auth(), () => false);
+      expect(run.code).not.toBe(0);
+      const fatal = run.stderr.split('\n').find((l) => l.includes('Fatal error'));
+      expect(fatal).toContain('No OAuth here: this API authenticates with an API key');
+      expect(fatal).toContain(cause);
+      expectNoOAuthPromptNorSse(run);
+    },
+    120_000,
+  );
 });
 
 describe(`MCP Inspector CLI (${INSPECTOR})`, () => {
   const inspect = (key: string | null, ...extra: string[]) =>
-    npx(INSPECTOR, ['--cli', url, '--transport', 'http', '--method', 'tools/list', '--stored-auth-only', ...(key ? ['--header', `Authorization: Bearer ${key}`] : []), ...extra], {
-      env: { MCP_INSPECTOR_SECRET_STORE: 'memory' },
-      timeoutMs: 60_000,
-    });
+    npx(
+      INSPECTOR,
+      [
+        '--cli',
+        url,
+        '--transport',
+        'http',
+        '--method',
+        'tools/list',
+        '--stored-auth-only',
+        ...(key ? ['--header', `Authorization: Bearer ${key}`] : []),
+        ...extra,
+      ],
+      {
+        env: { MCP_INSPECTOR_SECRET_STORE: 'memory' },
+        timeoutMs: 60_000,
+      },
+    );
 
   test('a valid key lists the fifteen tools', async () => {
     const run = await inspect(manifest.keys.workspace);
@@ -86,13 +105,17 @@ describe(`MCP Inspector CLI (${INSPECTOR})`, () => {
   test.each([
     ['revoked', () => manifest.keys.revoked, 'key_revoked'],
     ['missing', () => null, 'unauthorized'],
-  ])('a %s key: it stops with our 401 body, naming its code', async (_label, key, code) => {
-    const run = await inspect(key());
-    expect(run.code).not.toBe(0);
-    // The CLI writes its error envelope as one JSON line on stderr.
-    const line = run.stderr.split('\n').find((l) => l.startsWith('{"error"'));
-    const message = (JSON.parse(line ?? 'null') as { error: { message: string } }).error.message;
-    expect(message).toContain(`"code":"${code}"`);
-    expectNoOAuthPromptNorSse(run);
-  }, 120_000);
+  ])(
+    'a %s key: it stops with our 401 body, naming its code',
+    async (_label, key, code) => {
+      const run = await inspect(key());
+      expect(run.code).not.toBe(0);
+      // The CLI writes its error envelope as one JSON line on stderr.
+      const line = run.stderr.split('\n').find((l) => l.startsWith('{"error"'));
+      const message = (JSON.parse(line ?? 'null') as { error: { message: string } }).error.message;
+      expect(message).toContain(`"code":"${code}"`);
+      expectNoOAuthPromptNorSse(run);
+    },
+    120_000,
+  );
 });

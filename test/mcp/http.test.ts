@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { parseConfig } from '../../shared/config/service.js';
-import type { LocalApi } from '../harness/stack.js';
 import { INVALID_CALL } from '../../shared/mcp/handler.js';
+import type { LocalApi } from '../harness/stack.js';
 import { awayFromMinuteEdge, call, expectError, manifest, startTestApi } from '../support/api.js';
 import { connect, rpc, toolCall } from './support.js';
 
@@ -62,7 +62,10 @@ describe('the HTTP chain in front of the MCP server', () => {
       ['POST', '/token'],
     ];
     for (const [method, path] of paths) {
-      for (const [k, says] of [[null, 'this client sent none'], [manifest.keys.revoked, 'the key this client sent was refused']] as const) {
+      for (const [k, says] of [
+        [null, 'this client sent none'],
+        [manifest.keys.revoked, 'the key this client sent was refused'],
+      ] as const) {
         const res = await fetch(`${api.url}${path}`, { method, headers: k ? { authorization: `Bearer ${k}` } : {} });
         const body = (await res.json()) as { error: { code: string; message: string } };
         expect({ path, status: res.status, code: body.error.code }).toEqual({ path, status: 404, code: 'not_found' });
@@ -152,15 +155,18 @@ describe('malformed input: a JSON-RPC error or an isError result, never a 500', 
     }
   });
 
-  test.each(['__proto__', 'constructor', 'prototype'])('an argument named %s is refused as REST refuses it: invalid_request naming it', async (name) => {
-    // Raw JSON: an object literal would not carry "__proto__" as a key.
-    const body = `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"list_analyses","arguments":{"${name}":{"limit":1}}}}`;
-    const reply = await rpc(api, key(), body);
-    expect(reply.body.result.isError).toBe(true);
-    expect(JSON.parse(reply.body.result.content[0].text).error).toMatchObject({ code: 'invalid_request', param: name });
-    const rest = await call(api, `/analyses?${name}=1`, key());
-    expectError(rest, 422, 'invalid_request', { param: name });
-  });
+  test.each(['__proto__', 'constructor', 'prototype'])(
+    'an argument named %s is refused as REST refuses it: invalid_request naming it',
+    async (name) => {
+      // Raw JSON: an object literal would not carry "__proto__" as a key.
+      const body = `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"list_analyses","arguments":{"${name}":{"limit":1}}}}`;
+      const reply = await rpc(api, key(), body);
+      expect(reply.body.result.isError).toBe(true);
+      expect(JSON.parse(reply.body.result.content[0].text).error).toMatchObject({ code: 'invalid_request', param: name });
+      const rest = await call(api, `/analyses?${name}=1`, key());
+      expectError(rest, 422, 'invalid_request', { param: name });
+    },
+  );
 
   test('wrong argument types → isError with invalid_request and param', async () => {
     const reply = await rpc(api, key(), toolCall('list_analyses', { limit: 'ten' }));
@@ -215,7 +221,9 @@ describe('one budget for REST and MCP', () => {
       await awayFromMinuteEdge(20);
       const client = await connect(fresh, manifest.keys.small_budget);
       try {
-        const me = (await client.callTool({ name: 'get_me', arguments: {} })) as unknown as { _meta: { rate_limit: { remaining: number } } };
+        const me = (await client.callTool({ name: 'get_me', arguments: {} })) as unknown as {
+          _meta: { rate_limit: { remaining: number } };
+        };
         // initialize (4 left), notifications/initialized (3), tools/call (2). The GET the client tries for a
         // stream is refused with 405 before the key is checked, so it costs nothing.
         expect(me._meta.rate_limit.remaining).toBe(2);
@@ -230,7 +238,15 @@ describe('one budget for REST and MCP', () => {
 
 describe('Origin (MCP transport spec: DNS rebinding)', () => {
   const page = (origin: string) => ({ origin });
-  const foreign = ['https://evil.example', 'http://localhost.evil.example', 'http://127.0.0.1.nip.io', 'null', '', 'not a url', 'file:///etc/passwd'];
+  const foreign = [
+    'https://evil.example',
+    'http://localhost.evil.example',
+    'http://127.0.0.1.nip.io',
+    'null',
+    '',
+    'not a url',
+    'file:///etc/passwd',
+  ];
 
   test('an Origin that is not allowed → 403 origin_not_allowed, before the key: no budget spent, whatever the key', async () => {
     for (const origin of foreign) {
@@ -259,7 +275,13 @@ describe('Origin (MCP transport spec: DNS rebinding)', () => {
       for (const origin of ['https://app.example.com', 'https://APP.example.com:443', 'http://tools.example.com:8080']) {
         expect((await rpc(allowed, key(), toolCall('get_me', {}), page(origin))).status).toBe(200);
       }
-      for (const origin of ['http://app.example.com', 'https://app.example.com:8443', 'https://evil.app.example.com', 'http://tools.example.com', 'http://localhost:6274']) {
+      for (const origin of [
+        'http://app.example.com',
+        'https://app.example.com:8443',
+        'https://evil.app.example.com',
+        'http://tools.example.com',
+        'http://localhost:6274',
+      ]) {
         expectError(await rpc(allowed, key(), toolCall('get_me', {}), page(origin)), 403, 'origin_not_allowed', { budget: false });
       }
       // REST reads are not concerned: the check guards the MCP endpoint.
@@ -281,7 +303,14 @@ describe('Origin (MCP transport spec: DNS rebinding)', () => {
       origins: ['https://a.example.com', 'http://localhost:6274'],
       loopback: true,
     });
-    for (const bad of ['*', 'app.example.com', 'https://app.example.com/path', 'ftp://x.example', 'https://u:p@x.example', 'https://x.example?q=1']) {
+    for (const bad of [
+      '*',
+      'app.example.com',
+      'https://app.example.com/path',
+      'ftp://x.example',
+      'https://u:p@x.example',
+      'https://x.example?q=1',
+    ]) {
       expect(() => parseConfig({ ...base, MCP_ALLOWED_ORIGINS: bad })).toThrow(/MCP_ALLOWED_ORIGINS/);
     }
   });

@@ -35,7 +35,12 @@ export interface LongHistorySizes {
  * parameter every value its lister gives (every group and none; the latest run and the oldest listed),
  * except answers, where the longest one (`longestAnswer`) stands for all. Then the extremes.
  */
-export async function longHistorySizes(call: CallTool, tools: readonly Tool[], m: LargeManifest, longestAnswer: string): Promise<LongHistorySizes> {
+export async function longHistorySizes(
+  call: CallTool,
+  tools: readonly Tool[],
+  m: LargeManifest,
+  longestAnswer: string,
+): Promise<LongHistorySizes> {
   const defaults: Sized[] = [];
   const extremes: Sized[] = [];
   const sized = async (tool: string, args: Args): Promise<Sized> => ({ tool, args, ...resultSizes(await call(tool, args)) });
@@ -54,7 +59,10 @@ export async function longHistorySizes(call: CallTool, tools: readonly Tool[], m
       sets = sets.flatMap((s) => ids.map((id) => ({ ...s, [param]: id })));
     }
     for (const args of sets) defaults.push(await sized(read.name, args));
-    const props = (tools.find((t) => t.name === read.name)?.inputSchema.properties ?? {}) as Record<string, { maximum?: number; enum?: string[] }>;
+    const props = (tools.find((t) => t.name === read.name)?.inputSchema.properties ?? {}) as Record<
+      string,
+      { maximum?: number; enum?: string[] }
+    >;
     const last = sets[sets.length - 1] as Args;
     if (props.limit?.maximum !== undefined) extremes.push(await sized(read.name, { ...last, limit: props.limit.maximum }));
     if (props.window?.enum?.includes('all')) extremes.push(await sized(read.name, { ...last, window: 'all' }));

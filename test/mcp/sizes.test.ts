@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import pg from 'pg';
-import type { LocalApi } from '../harness/stack.js';
 import { FIRST_DAY, LAST_DAY, MAX_WINDOW_DAYS } from '../../shared/reads/windows.js';
+import type { LocalApi } from '../harness/stack.js';
 import { manifest, readerUrl, startTestApi } from '../support/api.js';
-import { resultSizes, sizeTable, toolArgSets, type SizeRow } from './args.js';
+import { resultSizes, type SizeRow, sizeTable, toolArgSets } from './args.js';
 import { connect, rpc } from './support.js';
 
 /**
@@ -53,15 +53,23 @@ describe('tools/list', () => {
   test(`every description ≤ ${DESCRIPTION_LIMIT} characters; list ≤ ${LIST_LIMIT} bytes, model-visible part ≤ ${MODEL_VISIBLE_LIMIT}`, async () => {
     const reply = await rpc(api, manifest.keys.workspace, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
     const full = Buffer.byteLength(reply.text);
-    const visible = Buffer.byteLength(JSON.stringify(list.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }))));
+    const visible = Buffer.byteLength(
+      JSON.stringify(list.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }))),
+    );
     const rows = list.map((t) => ({
       tool: t.name,
       description_chars: t.description?.length ?? 0,
       input_schema_bytes: Buffer.byteLength(JSON.stringify(t.inputSchema)),
       output_schema_bytes: Buffer.byteLength(JSON.stringify(t.outputSchema)),
     }));
-    console.log(`tools/list response: ${full} bytes; model-visible (names, descriptions, input schemas): ${visible} bytes\n${sizeTable(rows)}`);
-    for (const r of rows) expect({ tool: r.tool, chars: r.description_chars }).toEqual({ tool: r.tool, chars: Math.min(r.description_chars, DESCRIPTION_LIMIT) });
+    console.log(
+      `tools/list response: ${full} bytes; model-visible (names, descriptions, input schemas): ${visible} bytes\n${sizeTable(rows)}`,
+    );
+    for (const r of rows)
+      expect({ tool: r.tool, chars: r.description_chars }).toEqual({
+        tool: r.tool,
+        chars: Math.min(r.description_chars, DESCRIPTION_LIMIT),
+      });
     expect(full).toBeLessThanOrEqual(LIST_LIMIT);
     expect(visible).toBeLessThanOrEqual(MODEL_VISIBLE_LIMIT);
   });
@@ -91,7 +99,9 @@ describe('result sizes on the demo', () => {
       if (result.isError) throw new Error(`${name} ${JSON.stringify(args)}: ${JSON.stringify(result.content)}`);
       return result;
     };
-    const analyses = ((await call('list_analyses', { limit: 200 })).structuredContent as { items: Array<{ slug: string }> }).items.map((a) => a.slug);
+    const analyses = ((await call('list_analyses', { limit: 200 })).structuredContent as { items: Array<{ slug: string }> }).items.map(
+      (a) => a.slug,
+    );
     let calls = 0;
     for (const t of list) {
       const argSets = await toolArgSets(t, {
@@ -113,9 +123,19 @@ describe('result sizes on the demo', () => {
     }
     console.log(
       `${calls} calls on the demo; largest result per tool (bytes):\n${sizeTable(
-        [...worst.values()].map((r) => ({ tool: r.tool, text_block: r.text, structured_content: r.structured, arguments: JSON.stringify(r.args) })),
+        [...worst.values()].map((r) => ({
+          tool: r.tool,
+          text_block: r.text,
+          structured_content: r.structured,
+          arguments: JSON.stringify(r.args),
+        })),
       )}`,
     );
-    for (const r of rows) expect({ tool: r.tool, args: r.args, over: Math.max(r.text, r.structured) > RESULT_LIMIT }).toEqual({ tool: r.tool, args: r.args, over: false });
+    for (const r of rows)
+      expect({ tool: r.tool, args: r.args, over: Math.max(r.text, r.structured) > RESULT_LIMIT }).toEqual({
+        tool: r.tool,
+        args: r.args,
+        over: false,
+      });
   }, 600_000);
 });

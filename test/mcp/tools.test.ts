@@ -1,16 +1,16 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { standalone } from '../../shared/reads/contracts/json-schema.js';
-import type { LocalApi } from '../harness/stack.js';
-import { reads } from '../../shared/reads/registry.js';
-import { isScoped, pathParams, type ReadDef } from '../../shared/reads/types.js';
-import { call, manifest, startTestApi } from '../support/api.js';
-import { TOOL_PAGE_DEFAULT, tools } from '../../shared/mcp/tools.js';
-import { unwrapUntrusted } from './args.js';
-import { connect, listerOf, restPath, takesWindowAll } from './support.js';
+import { type CallToolResult, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { TOOL_PAGE_DEFAULT, tools } from '../../shared/mcp/tools.js';
+import { standalone } from '../../shared/reads/contracts/json-schema.js';
+import { reads } from '../../shared/reads/registry.js';
+import { isScoped, pathParams, type ReadDef } from '../../shared/reads/types.js';
+import type { LocalApi } from '../harness/stack.js';
+import { call, manifest, startTestApi } from '../support/api.js';
+import { unwrapUntrusted } from './args.js';
+import { connect, listerOf, restPath, takesWindowAll } from './support.js';
 
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
 /** Not strict: x-untrusted is an annotation keyword of ours. */
@@ -47,7 +47,11 @@ function toolError(result: CallToolResult): { code: string; message: string; req
 /** Fields that change between two calls on purpose: the budget left, and the throttled last-use stamp. */
 function stable(read: ReadDef, body: any): unknown {
   if (read.name !== 'get_me') return body;
-  const { rate_limit: { remaining: _r, reset_after_seconds: _s, ...limit }, key: { last_used_at: _l, ...k }, ...rest } = body;
+  const {
+    rate_limit: { remaining: _r, reset_after_seconds: _s, ...limit },
+    key: { last_used_at: _l, ...k },
+    ...rest
+  } = body;
   return { ...rest, key: k, rate_limit: limit };
 }
 
@@ -109,7 +113,11 @@ describe('tools/list: one tool per read, from the read table', () => {
       const rest = (standalone(reads.find((r) => r.name === t.name)!.input, 'input') as Schema).properties.limit;
       expect((t.inputSchema.properties as Schema).limit).toEqual({ ...rest, default: Math.min(rest.default, TOOL_PAGE_DEFAULT) });
     }
-    const sources = (await tool('list_sources', { analysis: manifest.analyses.collected })).structuredContent as { items: unknown[]; truncated: boolean; total: number };
+    const sources = (await tool('list_sources', { analysis: manifest.analyses.collected })).structuredContent as {
+      items: unknown[];
+      truncated: boolean;
+      total: number;
+    };
     expect(sources.items).toHaveLength(TOOL_PAGE_DEFAULT);
     expect(sources.truncated).toBe(true);
     expect(sources.total).toBeGreaterThan(TOOL_PAGE_DEFAULT);
@@ -159,7 +167,10 @@ describe('issue 14 point 1: each description tells the assistant what it needs',
   test('a figure tool says 0 is a measured zero and null nothing to measure; a tool whose result can outgrow an assistant says how to ask for less', async () => {
     const { tools: list } = await client.listTools();
     for (const t of list.filter((x) => reads.find((r) => r.name === x.name)?.family === 'figures')) {
-      expect({ tool: t.name, said: /0 = measured zero; null = nothing to measure/.test(t.description ?? '') }).toEqual({ tool: t.name, said: true });
+      expect({ tool: t.name, said: /0 = measured zero; null = nothing to measure/.test(t.description ?? '') }).toEqual({
+        tool: t.name,
+        said: true,
+      });
     }
     // Which tools these are, and that what they advise fits, is measured on a year of daily runs
     // (test/reliability/mcp-sizes.long-history.ts); here, that the advice names a weight and what to ask for.
@@ -170,29 +181,32 @@ describe('issue 14 point 1: each description tells the assistant what it needs',
 });
 
 describe('tools/call: the same data as REST', () => {
-  test.each(reads.map((r) => [r.name, r] as const))('%s: structuredContent is the REST body, untrusted strings wrapped', async (_name, read) => {
-    const args = await argsFor(read);
-    const result = await tool(read.name, args);
-    expect(result.isError).toBeFalsy();
-    // The tool's own page default (10) where REST's is larger, stated to REST explicitly.
-    const rest = await call(api, restPath(read, { ...tools().get(read.name)!.defaults, ...args }), key());
-    expect(rest.status).toBe(200);
-    expect(stable(read, result.structuredContent)).toEqual(stable(read, tools().get(read.name)!.structured(rest.body)));
-    expect(stable(read, unwrapUntrusted(result.structuredContent))).toEqual(stable(read, rest.body));
-    // It validates against the advertised outputSchema (the SDK client checks it too).
-    const { tools: list } = await client.listTools();
-    const validate = ajv.compile(list.find((t) => t.name === read.name)!.outputSchema!);
-    expect(validate(result.structuredContent) ? 'valid' : ajv.errorsText(validate.errors)).toBe('valid');
-    // The text block carries the same JSON, for clients that only read text (fenced when third-party text is inside).
-    const text = result.content[0];
-    if (text?.type !== 'text') throw new Error('expected a text block');
-    const json = tools().get(read.name)!.untrusted ? text.text.split('\n')[2]! : text.text;
-    expect(JSON.parse(json)).toEqual(result.structuredContent);
-    const meta = result._meta as { rate_limit: { limit: number; remaining: number; reset_after_seconds: number } };
-    expect(meta.rate_limit.limit).toBe(Number(rest.headers.get('x-ratelimit-limit')));
-    expect(meta.rate_limit.remaining).toBeGreaterThanOrEqual(0);
-    expect(meta.rate_limit.reset_after_seconds).toBeGreaterThanOrEqual(0);
-  });
+  test.each(reads.map((r) => [r.name, r] as const))(
+    '%s: structuredContent is the REST body, untrusted strings wrapped',
+    async (_name, read) => {
+      const args = await argsFor(read);
+      const result = await tool(read.name, args);
+      expect(result.isError).toBeFalsy();
+      // The tool's own page default (10) where REST's is larger, stated to REST explicitly.
+      const rest = await call(api, restPath(read, { ...tools().get(read.name)!.defaults, ...args }), key());
+      expect(rest.status).toBe(200);
+      expect(stable(read, result.structuredContent)).toEqual(stable(read, tools().get(read.name)!.structured(rest.body)));
+      expect(stable(read, unwrapUntrusted(result.structuredContent))).toEqual(stable(read, rest.body));
+      // It validates against the advertised outputSchema (the SDK client checks it too).
+      const { tools: list } = await client.listTools();
+      const validate = ajv.compile(list.find((t) => t.name === read.name)!.outputSchema!);
+      expect(validate(result.structuredContent) ? 'valid' : ajv.errorsText(validate.errors)).toBe('valid');
+      // The text block carries the same JSON, for clients that only read text (fenced when third-party text is inside).
+      const text = result.content[0];
+      if (text?.type !== 'text') throw new Error('expected a text block');
+      const json = tools().get(read.name)!.untrusted ? text.text.split('\n')[2]! : text.text;
+      expect(JSON.parse(json)).toEqual(result.structuredContent);
+      const meta = result._meta as { rate_limit: { limit: number; remaining: number; reset_after_seconds: number } };
+      expect(meta.rate_limit.limit).toBe(Number(rest.headers.get('x-ratelimit-limit')));
+      expect(meta.rate_limit.remaining).toBeGreaterThanOrEqual(0);
+      expect(meta.rate_limit.reset_after_seconds).toBeGreaterThanOrEqual(0);
+    },
+  );
 
   test('get_me in MCP reports the same key, and a budget one call ahead of REST', async () => {
     const viaTool = (await tool('get_me')).structuredContent as any;
@@ -243,7 +257,9 @@ describe('tool failures: isError with the REST error body, never an internal mes
     const read = reads.find((r) => pathParams(r.path).length === 2);
     if (!read) return; // only once a read with a second path parameter is in the table
     const [, second] = pathParams(read.path) as [string, string];
-    const err = toolError(await tool(read.name, { analysis: manifest.analyses.collected, [second]: '00000000-0000-4000-8000-000000000000' }));
+    const err = toolError(
+      await tool(read.name, { analysis: manifest.analyses.collected, [second]: '00000000-0000-4000-8000-000000000000' }),
+    );
     expect(err.code).toBe('not_found');
   });
 

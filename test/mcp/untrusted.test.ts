@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { freshTableName, localConfig, startApi, type LocalApi } from '../harness/stack.js';
-import { createBudgetTable, type LocalStore } from '../harness/stores.js';
-import { UNTRUSTED_KEY } from '../../shared/mcp/schema.js';
 import type { DemoManifest } from '../../shared/admin/demo.js';
-import type { Queryable } from '../../shared/store/queryable.js';
 import { HOSTILE_TEXTS } from '../../shared/admin/demo.js';
+import { UNTRUSTED_KEY } from '../../shared/mcp/schema.js';
+import type { Queryable } from '../../shared/store/queryable.js';
+import { freshTableName, type LocalApi, localConfig, startApi } from '../harness/stack.js';
+import { createBudgetTable, type LocalStore } from '../harness/stores.js';
 import { call, dynamoEndpoint } from '../support/api.js';
 import { startOwnStore } from '../support/own-store.js';
 import { unwrapUntrusted } from './args.js';
@@ -20,9 +20,11 @@ import { connect } from './support.js';
  */
 
 /** Everything that ends a line or a paragraph somewhere (Unicode line breaking: BK, CR, LF, NL). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these control characters are the line breaks under test
 const LINE_BREAKS = /\r\n|[\n\r\u000b\u000c\u001c-\u001e\u0085\u2028\u2029]/;
 /** `<`, `>` and the brackets that look like them. */
-const ANGLES = /[<>\u02c2\u02c3\u1433\u1438\u2039\u203a\u2329\u232a\u276c-\u2771\u27e8-\u27eb\u29fc\u29fd\u3008-\u300b\ufe3d-\ufe44\ufe64\ufe65\uff1c\uff1e]/;
+const ANGLES =
+  /[<>\u02c2\u02c3\u1433\u1438\u2039\u203a\u2329\u232a\u276c-\u2771\u27e8-\u27eb\u29fc\u29fd\u3008-\u300b\ufe3d-\ufe44\ufe64\ufe65\uff1c\uff1e]/;
 const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 
 const CLOSE = '</untrusted-third-party-content>';
@@ -62,7 +64,11 @@ async function insertHostile(db: Queryable): Promise<void> {
     HOSTILE_ANSWER,
     HOSTILE.brand,
   ]);
-  await db.query(`INSERT INTO citations (answer_id, ordinal, url, domain) VALUES ($1, 1, $2, $3)`, [HOSTILE_ANSWER, HOSTILE.url, HOSTILE.domain]);
+  await db.query(`INSERT INTO citations (answer_id, ordinal, url, domain) VALUES ($1, 1, $2, $3)`, [
+    HOSTILE_ANSWER,
+    HOSTILE.url,
+    HOSTILE.domain,
+  ]);
   await db.query('SELECT finish_run_extraction($1)', [r.run]);
 }
 
@@ -125,7 +131,9 @@ describe('AI-written strings reach the model marked, in structuredContent and in
 
   test('two results of the same call get different boundaries', async () => {
     const args = { analysis: manifest.analyses.collected, answer: HOSTILE_ANSWER };
-    const [a, b] = [await tool('get_answer', args), await tool('get_answer', args)].map((r) => (r.content[0] as { text: string }).text.split('\n')[1]);
+    const [a, b] = [await tool('get_answer', args), await tool('get_answer', args)].map(
+      (r) => (r.content[0] as { text: string }).text.split('\n')[1],
+    );
     expect(a).not.toBe(b);
   });
 

@@ -3,19 +3,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, test } from '@jest/globals';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { build } from 'esbuild';
-import { UNTRUSTED_KEYWORD, UNTRUSTED_NOTE } from '../../shared/reads/contracts/common.js';
-import { KeyRevoked, MethodNotAllowed, Unauthorized } from '../../shared/errors.js';
+import { CLIENT_TYPES_FILE, clientTypes } from '../../scripts/openapi/client.js';
 import { buildOpenApi, examplesOf, type OpenApiDocument } from '../../scripts/openapi/document.js';
 import { COMMON_CODES } from '../../scripts/openapi/errors.js';
+import { KeyRevoked, MethodNotAllowed, Unauthorized } from '../../shared/errors.js';
 import { OPENAPI_FILE, serializeOpenApi } from '../../shared/http/serialize-openapi.js';
+import { UNTRUSTED_KEYWORD, UNTRUSTED_NOTE } from '../../shared/reads/contracts/common.js';
 import { reads } from '../../shared/reads/registry.js';
-import { FIRST_DAY, LAST_DAY, MAX_WINDOW_DAYS } from '../../shared/reads/windows.js';
 import { isScoped, pathParams } from '../../shared/reads/types.js';
-import { CLIENT_TYPES_FILE, clientTypes } from '../../scripts/openapi/client.js';
+import { FIRST_DAY, LAST_DAY, MAX_WINDOW_DAYS } from '../../shared/reads/windows.js';
 import { expectMatchesOpenApi } from '../support/openapi.js';
 
 // ajv-formats is CommonJS with `exports.default`; under ESM interop the function may sit one level down.
@@ -54,9 +54,14 @@ describe('what the document states', () => {
       const op = doc.paths[read.path]?.get as any;
       expect(op?.operationId).toBe(read.name);
       expect(op.summary).toBe(read.summary);
-      const params = op.parameters.map((p: any) => param(doc, p)).map((p: any) => `${p.in}:${p.name}`).sort();
+      const params = op.parameters
+        .map((p: any) => param(doc, p))
+        .map((p: any) => `${p.in}:${p.name}`)
+        .sort();
       const inPath = pathParams(read.path);
-      const expected = Object.keys(read.input.shape).map((n) => `${inPath.includes(n) ? 'path' : 'query'}:${n}`).sort();
+      const expected = Object.keys(read.input.shape)
+        .map((n) => `${inPath.includes(n) ? 'path' : 'query'}:${n}`)
+        .sort();
       expect(params).toEqual(expected);
       expect(op.responses['200'].content['application/json'].schema.$ref).toMatch(/^#\/components\/schemas\/\w+$/);
       const codes = new Set<string>();
@@ -72,19 +77,24 @@ describe('what the document states', () => {
   test('bounds and defaults of the parameters come from the zod contracts', () => {
     // A parameter shared by several reads is a component; the operation refers to it.
     const resolve = (p: any) => (p.$ref ? (doc.components as any).parameters[p.$ref.split('/').pop()] : p);
-    const list = (doc.paths['/analyses']?.get as any).parameters.map(resolve).find((p: any) => p.name === 'limit');
+    const list = (doc.paths['/analyses'] as any).get.parameters.map(resolve).find((p: any) => p.name === 'limit');
     expect(list).toMatchObject({ in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 200, default: 50 } });
     expect(list.description).toMatch(/1\.\.200/);
   });
 
   test('served responses state the budget headers; 401 does not, and states its challenge; 429 adds Retry-After', () => {
     const me = doc.paths['/me']?.get as any;
-    expect(Object.keys(me.responses['200'].headers).sort()).toEqual(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Request-Id']);
+    expect(Object.keys(me.responses['200'].headers).sort()).toEqual([
+      'X-RateLimit-Limit',
+      'X-RateLimit-Remaining',
+      'X-RateLimit-Reset',
+      'X-Request-Id',
+    ]);
     const r401 = (doc.components.responses as any).unauthorized_or_key_revoked;
     expect(Object.keys(r401.headers)).toEqual(['X-Request-Id', 'WWW-Authenticate']);
     expect(Object.keys((doc.components.responses as any).rate_limited.headers)).toContain('Retry-After');
     expect(doc.security).toEqual([{ bearerAuth: [] }]);
-    expect((doc.paths['/openapi.json']?.get as any).security).toEqual([]);
+    expect((doc.paths['/openapi.json'] as any).get.security).toEqual([]);
   });
 
   test('a 401 states WWW-Authenticate (RFC 6750) in the form the service sends, required', () => {
@@ -115,14 +125,21 @@ describe('what the document states', () => {
   });
 
   test('the validator refuses what the document does not allow', () => {
-    const headers = new Headers({ 'content-type': 'application/json; charset=utf-8', 'x-request-id': '6f1c2b1e-5d8a-4f7e-9c3b-2a1d0e9f8c7b' });
+    const headers = new Headers({
+      'content-type': 'application/json; charset=utf-8',
+      'x-request-id': '6f1c2b1e-5d8a-4f7e-9c3b-2a1d0e9f8c7b',
+    });
     const body = { error: { code: 'not_a_code', message: 'x', request_id: '6f1c2b1e-5d8a-4f7e-9c3b-2a1d0e9f8c7b' } };
     expect(() => expectMatchesOpenApi('GET', '/me', { status: 401, headers, text: JSON.stringify(body), body })).toThrow(/openapi/);
     const ok = { error: { ...body.error, code: 'unauthorized' } };
-    expect(() => expectMatchesOpenApi('GET', '/me', { status: 401, headers, text: JSON.stringify(ok), body: ok })).toThrow(/WWW-Authenticate/);
+    expect(() => expectMatchesOpenApi('GET', '/me', { status: 401, headers, text: JSON.stringify(ok), body: ok })).toThrow(
+      /WWW-Authenticate/,
+    );
     const challenged = new Headers(headers);
     challenged.set('www-authenticate', new Unauthorized().headers()['www-authenticate'] as string);
-    expect(() => expectMatchesOpenApi('GET', '/me', { status: 401, headers: challenged, text: JSON.stringify(ok), body: ok })).not.toThrow();
+    expect(() =>
+      expectMatchesOpenApi('GET', '/me', { status: 401, headers: challenged, text: JSON.stringify(ok), body: ok }),
+    ).not.toThrow();
     expect(() => expectMatchesOpenApi('GET', '/me', { status: 200, headers, text: '{}', body: {} })).toThrow(/X-RateLimit/);
     expect(() => expectMatchesOpenApi('GET', '/me', { status: 418, headers, text: JSON.stringify(ok), body: ok })).toThrow(/418/);
   });
@@ -146,11 +163,19 @@ describe('the bundled openapi function', () => {
       const { handler } = (await import(pathToFileURL(join(dir, 'index.mjs')).href)) as {
         handler: (e: APIGatewayProxyEventV2, c: Context) => Promise<APIGatewayProxyStructuredResultV2>;
       };
-      const event = { rawPath: '/api/v1/openapi.json', headers: {}, requestContext: { http: { method: 'GET' } } } as unknown as APIGatewayProxyEventV2;
+      const event = {
+        rawPath: '/api/v1/openapi.json',
+        headers: {},
+        requestContext: { http: { method: 'GET' } },
+      } as unknown as APIGatewayProxyEventV2;
       const res = await handler(event, {} as Context);
       expect(res.statusCode).toBe(200);
       expect(res.body).toBe(await committed());
-      expect(res.headers).toMatchObject({ 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+      expect(res.headers).toMatchObject({
+        'content-type': 'application/json; charset=utf-8',
+        'cache-control': 'no-store',
+        'x-content-type-options': 'nosniff',
+      });
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -183,13 +208,29 @@ describe('issue 14 point 8: shared parts are named components, referred to, not 
   });
 
   test('the measurement context, rates, means, intervals... are components, each referred to where used', () => {
-    for (const id of ['measurement_context', 'headline_metrics', 'rate', 'rate_value', 'mean', 'mean_value', 'interval', 'source_share', 'engine_ref', 'run_ref', 'engine_coverage', 'day_rate', 'day_source_share', 'series_day', 'series_day_without_run']) {
+    for (const id of [
+      'measurement_context',
+      'headline_metrics',
+      'rate',
+      'rate_value',
+      'mean',
+      'mean_value',
+      'interval',
+      'source_share',
+      'engine_ref',
+      'run_ref',
+      'engine_coverage',
+      'day_rate',
+      'day_source_share',
+      'series_day',
+      'series_day_without_run',
+    ]) {
       expect(schemas[id]).toBeDefined();
       expect(refs(id)).toBeGreaterThanOrEqual(1);
     }
     // The context of every figure read is the one component.
     for (const read of reads.filter((r) => r.family === 'figures')) {
-      const out = schemas[(doc.paths[read.path]?.get as any).responses['200'].content['application/json'].schema.$ref.split('/').pop()];
+      const out = schemas[(doc.paths[read.path] as any).get.responses['200'].content['application/json'].schema.$ref.split('/').pop()];
       expect(out.properties.context.$ref).toBe('#/components/schemas/measurement_context');
     }
     expect(refs('rate')).toBeGreaterThanOrEqual(5);
@@ -213,7 +254,13 @@ describe('issue 14 point 8: shared parts are named components, referred to, not 
   });
 
   test('an extended part is referred to by allOf, and closed where it is used: the same bodies validate as before', () => {
-    for (const [id, base] of [['engine_metrics', 'headline_metrics'], ['group_metrics', 'headline_metrics'], ['source_share', 'rate'], ['rate', 'rate_value'], ['day_source_share', 'day_rate']]) {
+    for (const [id, base] of [
+      ['engine_metrics', 'headline_metrics'],
+      ['group_metrics', 'headline_metrics'],
+      ['source_share', 'rate'],
+      ['rate', 'rate_value'],
+      ['day_source_share', 'day_rate'],
+    ]) {
       expect({ id, allOf: schemas[id as string].allOf }).toEqual({ id, allOf: [{ $ref: `#/components/schemas/${base}` }] });
     }
     const ajv = new Ajv2020({ strict: false, allErrors: true });
@@ -222,9 +269,25 @@ describe('issue 14 point 8: shared parts are named components, referred to, not 
     const check = (schema: string, value: unknown) => ajv.compile({ $ref: `openapi.json#/components/schemas/${schema}` })(value);
     // The extended parts themselves are open; each place that uses one closes it.
     expect(schemas.metrics.properties.metrics).toEqual({ $ref: '#/components/schemas/headline_metrics', unevaluatedProperties: false });
-    const rate = { value: 0.5, numerator: 1, denominator: 2, ci95: { low: 0.1, high: 0.9 }, previous: null, delta: null, significant: null };
+    const rate = {
+      value: 0.5,
+      numerator: 1,
+      denominator: 2,
+      ci95: { low: 0.1, high: 0.9 },
+      previous: null,
+      delta: null,
+      significant: null,
+    };
     const mean = { value: 1.5, count: 2, previous: null, delta: null };
-    const metrics = { answers: 2, extracted_answers: 2, visibility: rate, share_of_voice: rate, average_position: mean, sentiment: mean, source_share: { ...rate, null_reason: null } };
+    const metrics = {
+      answers: 2,
+      extracted_answers: 2,
+      visibility: rate,
+      share_of_voice: rate,
+      average_position: mean,
+      sentiment: mean,
+      source_share: { ...rate, null_reason: null },
+    };
     const engine = { ...metrics, engine: { key: 'chatgpt', name: 'ChatGPT' } };
     expect(check('engine_metrics', engine)).toBe(true);
     expect(check('headline_metrics', metrics)).toBe(true);
@@ -234,8 +297,15 @@ describe('issue 14 point 8: shared parts are named components, referred to, not 
     expect(check('metrics/properties/metrics', { ...metrics, engine: engine.engine })).toBe(false);
     expect(check('engine_metrics', { ...engine, visibility: { ...rate, extra: 1 } })).toBe(false);
     expect(check('engine_metrics', { ...engine, source_share: { ...metrics.source_share, extra: 1 } })).toBe(false);
-    expect(check('engine_metrics', { ...engine, visibility: { ...rate, previous: { value: 0.5, numerator: 1, denominator: 2, ci95: null, extra: 1 } } })).toBe(false);
-    expect(check('engine_metrics', { ...engine, visibility: { ...rate, previous: { value: 0.5, numerator: 1, denominator: 2, ci95: null } } })).toBe(true);
+    expect(
+      check('engine_metrics', {
+        ...engine,
+        visibility: { ...rate, previous: { value: 0.5, numerator: 1, denominator: 2, ci95: null, extra: 1 } },
+      }),
+    ).toBe(false);
+    expect(
+      check('engine_metrics', { ...engine, visibility: { ...rate, previous: { value: 0.5, numerator: 1, denominator: 2, ci95: null } } }),
+    ).toBe(true);
     const { engine: _engine, ...missing } = engine;
     expect(check('engine_metrics', missing)).toBe(false);
   });
@@ -282,7 +352,7 @@ describe('issue 14 point 10: nullable fields carry their own description; dates;
     const figures = reads.filter((r) => 'from' in r.input.shape);
     expect(figures.length).toBeGreaterThanOrEqual(8);
     for (const read of figures) {
-      const refsTo = (doc.paths[read.path]?.get as any).parameters.map((p: any) => p.$ref).filter(Boolean);
+      const refsTo = (doc.paths[read.path] as any).get.parameters.map((p: any) => p.$ref).filter(Boolean);
       expect(refsTo).toEqual(expect.arrayContaining(['#/components/parameters/from', '#/components/parameters/to']));
     }
   });

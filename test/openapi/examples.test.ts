@@ -4,9 +4,9 @@ import { describe, expect, test } from '@jest/globals';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { buildOpenApi, examplesOf, type OpenApiDocument } from '../../scripts/openapi/document.js';
+import { generateExamples } from '../../scripts/openapi/examples.js';
 import { OPENAPI_FILE, serializeOpenApi } from '../../shared/http/serialize-openapi.js';
 import { reads } from '../../shared/reads/registry.js';
-import { generateExamples } from '../../scripts/openapi/examples.js';
 
 /**
  * Issue 14 point 9: every operation shows a realistic example, made from the demo data, valid against
@@ -34,10 +34,23 @@ function shown(): Shown[] {
     for (const [method, op] of Object.entries(item)) {
       // GET and DELETE /mcp answer only an error (405); no error response carries an example.
       if (!op.responses['200']) continue;
-      const media: Array<[string[], any]> = [[['paths', path, method, 'responses', '200', 'content', 'application/json'], (op.responses['200'] as any)?.content?.['application/json']]];
-      if (op.requestBody) media.push([['paths', path, method, 'requestBody', 'content', 'application/json'], (op.requestBody as any).content['application/json']]);
+      const media: Array<[string[], any]> = [
+        [
+          ['paths', path, method, 'responses', '200', 'content', 'application/json'],
+          (op.responses['200'] as any)?.content?.['application/json'],
+        ],
+      ];
+      if (op.requestBody)
+        media.push([
+          ['paths', path, method, 'requestBody', 'content', 'application/json'],
+          (op.requestBody as any).content['application/json'],
+        ]);
       for (const [parts, m] of media) {
-        out.push({ at: `${method.toUpperCase()} ${path} (${parts[3] === 'requestBody' ? 'request' : 'response'})`, schema: pointer([...parts, 'schema']), example: m?.examples?.demo?.$ref });
+        out.push({
+          at: `${method.toUpperCase()} ${path} (${parts[3] === 'requestBody' ? 'request' : 'response'})`,
+          schema: pointer([...parts, 'schema']),
+          example: m?.examples?.demo?.$ref,
+        });
       }
     }
   }
@@ -46,7 +59,9 @@ function shown(): Shown[] {
 
 describe('every operation has an example, valid against its schema', () => {
   test('each 200 response (and each request body) refers to an example in components.examples', () => {
-    const missing = shown().filter((s) => typeof s.example !== 'string' || !(doc.components.examples ?? {})[s.example.split('/').pop() as string]);
+    const missing = shown().filter(
+      (s) => typeof s.example !== 'string' || !doc.components.examples?.[s.example.split('/').pop() as string],
+    );
     expect(missing.map((s) => s.at)).toEqual([]);
     expect(shown().length).toBe(reads.length + 3); // the reads, POST /mcp (request and response), GET /openapi.json
   });

@@ -13,7 +13,9 @@ describe('the api switch on: every route, /mcp and /openapi.json included, answe
   afterAll(() => api.close());
 
   const cases = concreteRoutes(manifest).flatMap(({ route, path }) =>
-    [true, false].map((withKey) => [`${route.method} ${route.path} ${withKey ? 'with' : 'without'} a key`, route.method, path, withKey] as const),
+    [true, false].map(
+      (withKey) => [`${route.method} ${route.path} ${withKey ? 'with' : 'without'} a key`, route.method, path, withKey] as const,
+    ),
   );
 
   test.each(cases)('%s', async (_name, method, path, withKey) => {

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { createServer as createHttpServer, type Server } from 'node:http';
-import { createServer as createTcpServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { LocalApi } from '../harness/stack.js';
 import { manifest, startTestApi } from '../support/api.js';
 import { get, unavailableProblems } from './support/contract.js';
@@ -75,7 +75,9 @@ describe('the budget counter down, slow or answering errors: 503 rate_limit_unav
     const endpoint = (s: { address(): unknown }) => `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
     api = await startTestApi({ DYNAMODB_ENDPOINT: endpoint(fake), BUDGET_TIMEOUT_MS: String(BUDGET_TIMEOUT_MS) });
     blackholeApi = await startTestApi({ DYNAMODB_ENDPOINT: endpoint(blackhole), BUDGET_TIMEOUT_MS: String(BUDGET_TIMEOUT_MS) });
-    paths = concreteRoutes(manifest).filter((r) => r.route.read).map((r) => r.path.replace(/^\/api\/v1/, ''));
+    paths = concreteRoutes(manifest)
+      .filter((r) => r.route.read)
+      .map((r) => r.path.replace(/^\/api\/v1/, ''));
   });
 
   afterAll(async () => {
@@ -96,7 +98,9 @@ describe('the budget counter down, slow or answering errors: 503 rate_limit_unav
     current = answer;
     const before = requestsSeen;
     const replies = await Promise.all(paths.map((p) => get(api, p, manifest.keys.workspace)));
-    const problems = replies.flatMap((r, i) => [...unavailableProblems(r, 'rate_limit_unavailable', BOUND_MS), ...nothingServed(r.text)].map((p) => `${paths[i]}: ${p}`));
+    const problems = replies.flatMap((r, i) =>
+      [...unavailableProblems(r, 'rate_limit_unavailable', BOUND_MS), ...nothingServed(r.text)].map((p) => `${paths[i]}: ${p}`),
+    );
     expect(problems).toEqual([]);
     // One attempt per call: a failing counter is not hammered with retries (an answer, even an error, is final).
     expect(requestsSeen - before).toBe(paths.length);
@@ -104,7 +108,9 @@ describe('the budget counter down, slow or answering errors: 503 rate_limit_unav
 
   test('counter accepting connections and never answering: every read refused within the bound', async () => {
     const replies = await Promise.all(paths.map((p) => get(blackholeApi, p, manifest.keys.workspace)));
-    const problems = replies.flatMap((r, i) => [...unavailableProblems(r, 'rate_limit_unavailable', BOUND_MS), ...nothingServed(r.text)].map((p) => `${paths[i]}: ${p}`));
+    const problems = replies.flatMap((r, i) =>
+      [...unavailableProblems(r, 'rate_limit_unavailable', BOUND_MS), ...nothingServed(r.text)].map((p) => `${paths[i]}: ${p}`),
+    );
     expect(problems).toEqual([]);
   });
 });

@@ -3,15 +3,15 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import pg from 'pg';
-import { ASSISTANT_RESULT_BYTES } from '../../shared/reads/contracts/result-size.js';
+import { migrate } from '../../shared/admin/migrate.js';
 import { RUN_SIZE } from '../../shared/reads/catalog/runs.js';
+import { ASSISTANT_RESULT_BYTES } from '../../shared/reads/contracts/result-size.js';
 import { GROUP_PROMPT_SIZE } from '../../shared/reads/figures/groups.js';
 import { SERIES_SIZE } from '../../shared/reads/figures/timeseries.js';
+import { type BenchApi, benchApi, closeBench, table, withUser } from '../bench/harness.js';
 import { LARGE_ENGINES, largeManifest, seedLarge } from '../fixtures/large-dataset.js';
-import { migrate } from '../../shared/admin/migrate.js';
-import { benchApi, closeBench, table, withUser, type BenchApi } from '../bench/harness.js';
 import { resultSizes } from '../mcp/args.js';
-import { largest, largestPerTool, longHistorySizes, type LongHistorySizes, type Sized } from '../mcp/long-history.js';
+import { type LongHistorySizes, largest, largestPerTool, longHistorySizes, type Sized } from '../mcp/long-history.js';
 import { freshDatabase, type ServerDatabase } from './support/stores.js';
 
 /**
@@ -39,7 +39,11 @@ const call = async (name: string, args: Record<string, unknown>): Promise<CallTo
   if (result.isError) throw new Error(`${name} ${JSON.stringify(args)}: ${JSON.stringify(result.content)}`);
   return result;
 };
-const sized = async (tool: string, args: Record<string, unknown>): Promise<Sized> => ({ tool, args, ...resultSizes(await call(tool, args)) });
+const sized = async (tool: string, args: Record<string, unknown>): Promise<Sized> => ({
+  tool,
+  args,
+  ...resultSizes(await call(tool, args)),
+});
 const description = (name: string) => tools.find((t) => t.name === name)?.description ?? '';
 const addDays = (day: string, n: number) => new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
 
@@ -52,7 +56,11 @@ beforeAll(async () => {
   try {
     await migrate(owner);
     await seedLarge(owner, { years: 1 });
-    longest = (await owner.query<{ id: string }>('SELECT id FROM answers WHERE analysis_id = $1 ORDER BY length(text) DESC, id LIMIT 1', [m.analysisId])).rows[0]!.id;
+    longest = (
+      await owner.query<{ id: string }>('SELECT id FROM answers WHERE analysis_id = $1 ORDER BY length(text) DESC, id LIMIT 1', [
+        m.analysisId,
+      ])
+    ).rows[0]!.id;
   } finally {
     await owner.end();
   }
@@ -60,7 +68,9 @@ beforeAll(async () => {
   bench = await benchApi(withUser(database.adminUrl, 'geo_reader'));
   client = new Client({ name: 'geo-long-history', version: '1.0.0' });
   await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${bench.api.baseUrl}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${m.secret}` } } }),
+    new StreamableHTTPClientTransport(new URL(`${bench.api.baseUrl}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${m.secret}` } },
+    }),
   );
   tools = (await client.listTools()).tools;
   const t1 = Date.now();
@@ -84,20 +94,39 @@ describe('one year of daily runs: what a host forwards to the model', () => {
     expect(worst.map((w) => w.tool).sort()).toEqual(tools.map((t) => t.name).sort());
     console.log(
       `Largest result per tool with default arguments, 1-year dataset (bytes):\n${table(
-        worst.map((w) => ({ tool: w.tool, calls: w.calls, text_block: w.text, structured_content: w.structured, arguments: JSON.stringify(w.args).replace(m.analysisSlug, '…') })),
+        worst.map((w) => ({
+          tool: w.tool,
+          calls: w.calls,
+          text_block: w.text,
+          structured_content: w.structured,
+          arguments: JSON.stringify(w.args).replace(m.analysisSlug, '…'),
+        })),
       )}`,
     );
-    for (const s of sizes.defaults) expect({ tool: s.tool, args: s.args, over: largest(s) > ASSISTANT_RESULT_BYTES }).toEqual({ tool: s.tool, args: s.args, over: false });
+    for (const s of sizes.defaults)
+      expect({ tool: s.tool, args: s.args, over: largest(s) > ASSISTANT_RESULT_BYTES }).toEqual({
+        tool: s.tool,
+        args: s.args,
+        over: false,
+      });
   });
 
   test('a wider legal call (largest page, window all) that goes over is one the tool description warns about', () => {
     console.log(
       `Widest legal page and window=all, 1-year dataset (bytes):\n${table(
-        sizes.extremes.map((x) => ({ tool: x.tool, text_block: x.text, structured_content: x.structured, arguments: JSON.stringify(x.args).replace(m.analysisSlug, '…') })),
+        sizes.extremes.map((x) => ({
+          tool: x.tool,
+          text_block: x.text,
+          structured_content: x.structured,
+          arguments: JSON.stringify(x.args).replace(m.analysisSlug, '…'),
+        })),
       )}`,
     );
     const over = [...new Set(sizes.extremes.filter((x) => largest(x) > ASSISTANT_RESULT_BYTES).map((x) => x.tool))].sort();
-    const warned = tools.filter((t) => /can exceed what an assistant reads/.test(t.description ?? '')).map((t) => t.name).sort();
+    const warned = tools
+      .filter((t) => /can exceed what an assistant reads/.test(t.description ?? ''))
+      .map((t) => t.name)
+      .sort();
     expect(over).toEqual(warned);
   });
 
@@ -107,12 +136,20 @@ describe('one year of daily runs: what a host forwards to the model', () => {
     const perDay = (largest(all) - largest(d30)) / (365 - 30);
     const advised = [
       await sized('get_metrics_timeseries', { analysis: m.analysisSlug, window: SERIES_SIZE.window }),
-      await sized('get_metrics_timeseries', { analysis: m.analysisSlug, from: addDays(m.endDate, 1 - SERIES_SIZE.spanDays), to: m.endDate }),
+      await sized('get_metrics_timeseries', {
+        analysis: m.analysisSlug,
+        from: addDays(m.endDate, 1 - SERIES_SIZE.spanDays),
+        to: m.endDate,
+      }),
     ];
-    console.log(`get_metrics_timeseries: ${perDay.toFixed(0)} bytes a day (quoted: ${SERIES_SIZE.dayBytes}); ${advised.map((a) => `${JSON.stringify(a.args).replace(m.analysisSlug, '…')}: ${largest(a)}`).join('; ')}`);
+    console.log(
+      `get_metrics_timeseries: ${perDay.toFixed(0)} bytes a day (quoted: ${SERIES_SIZE.dayBytes}); ${advised.map((a) => `${JSON.stringify(a.args).replace(m.analysisSlug, '…')}: ${largest(a)}`).join('; ')}`,
+    );
     expect(Math.abs(perDay / SERIES_SIZE.dayBytes - 1)).toBeLessThanOrEqual(ABOUT);
     for (const a of advised) expect({ args: a.args, fits: largest(a) <= ASSISTANT_RESULT_BYTES }).toEqual({ args: a.args, fits: true });
-    expect(description('get_metrics_timeseries')).toContain(`ask for ${SERIES_SIZE.window} or less, or walk from/to spans of at most ${SERIES_SIZE.spanDays} days`);
+    expect(description('get_metrics_timeseries')).toContain(
+      `ask for ${SERIES_SIZE.window} or less, or walk from/to spans of at most ${SERIES_SIZE.spanDays} days`,
+    );
   });
 
   test('list_group_prompts: the quoted weight of a prompt per engine is the measured one; the page it advises fits every group', async () => {
@@ -134,7 +171,9 @@ describe('one year of daily runs: what a host forwards to the model', () => {
     const hundred = sizes.extremes.find((s) => s.tool === 'list_runs')!;
     const perRunEngine = (largest(hundred) - largest(one)) / (Number(hundred.args.limit) - 1) / ENGINES;
     const advised = await sized('list_runs', { analysis: m.analysisSlug, limit: RUN_SIZE.limit });
-    console.log(`list_runs: ${perRunEngine.toFixed(0)} bytes a run per engine (quoted: ${RUN_SIZE.engineBytes}); limit ${RUN_SIZE.limit}: ${largest(advised)}`);
+    console.log(
+      `list_runs: ${perRunEngine.toFixed(0)} bytes a run per engine (quoted: ${RUN_SIZE.engineBytes}); limit ${RUN_SIZE.limit}: ${largest(advised)}`,
+    );
     expect(Math.abs(perRunEngine / RUN_SIZE.engineBytes - 1)).toBeLessThanOrEqual(ABOUT);
     expect(ENGINES).toBe(RUN_SIZE.engines);
     expect(largest(advised)).toBeLessThanOrEqual(ASSISTANT_RESULT_BYTES);

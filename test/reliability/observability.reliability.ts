@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { LocalApi } from '../harness/stack.js';
 import { manifest, startTestApi } from '../support/api.js';
 import { captureLogLines as captureLines } from '../support/capture.js';
-import { UUID, get } from './support/contract.js';
+import { get, UUID } from './support/contract.js';
 import type { RawReply } from './support/raw-http.js';
 
 describe('one structured log line and one EMF count per request', () => {
@@ -22,13 +22,19 @@ describe('one structured log line and one EMF count per request', () => {
     const lines = await captureLines(async () => {
       const push = async (p: Promise<RawReply>, code: string | undefined, read: string | undefined, key?: string) =>
         calls.push({ reply: await p, code, read, ...(key ? { key } : {}) });
-      await push(get(api, `/analyses/${manifest.analyses.collected}`, manifest.keys.workspace), undefined, 'get_analysis', manifest.keys.workspace);
+      await push(
+        get(api, `/analyses/${manifest.analyses.collected}`, manifest.keys.workspace),
+        undefined,
+        'get_analysis',
+        manifest.keys.workspace,
+      );
       await push(get(api, '/me', 'geo_live_nope'), 'unauthorized', 'get_me');
       await push(get(api, '/me', manifest.keys.revoked), 'key_revoked', 'get_me', manifest.keys.revoked);
       await push(get(api, '/me', manifest.keys.plan_without_api), 'plan_required', 'get_me', manifest.keys.plan_without_api);
       await push(get(api, '/analyses/globex-core', manifest.keys.workspace), 'analysis_not_found', 'get_analysis', manifest.keys.workspace);
       await push(get(api, '/analyses?limit=0', manifest.keys.workspace), 'invalid_request', 'list_analyses', manifest.keys.workspace);
-      for (let i = 0; i < 6; i += 1) await push(get(api, '/me', manifest.keys.small_budget), undefined, 'get_me', manifest.keys.small_budget);
+      for (let i = 0; i < 6; i += 1)
+        await push(get(api, '/me', manifest.keys.small_budget), undefined, 'get_me', manifest.keys.small_budget);
       await push(get(downBudget, '/me', manifest.keys.workspace), 'rate_limit_unavailable', 'get_me', manifest.keys.workspace);
     });
     // The sixth tiny-budget call is refused, unless a minute edge fell between them: then all served.
@@ -66,7 +72,8 @@ describe('one structured log line and one EMF count per request', () => {
       expect(m.requests).toBe(1);
     }
     const byCode = (c: string) => emf.filter((m) => m.error_code === c).length;
-    for (const c of ['unauthorized', 'key_revoked', 'plan_required', 'analysis_not_found', 'invalid_request', 'rate_limit_unavailable']) expect(byCode(c)).toBe(1);
+    for (const c of ['unauthorized', 'key_revoked', 'plan_required', 'analysis_not_found', 'invalid_request', 'rate_limit_unavailable'])
+      expect(byCode(c)).toBe(1);
     expect(byCode('none')).toBe(calls.filter((c) => c.reply.status === 200).length);
     expect(emf.find((m) => m.error_code === 'analysis_not_found')?.read).toBe('get_analysis');
   });

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import pg from 'pg';
-import type { LocalApi } from '../harness/stack.js';
-import { fingerprint, newSecret } from '../../shared/keys.js';
 import { KEY_LABELS } from '../../shared/admin/demo.js';
+import { fingerprint, newSecret } from '../../shared/keys.js';
+import type { LocalApi } from '../harness/stack.js';
 import { manifest, startTestApi } from '../support/api.js';
 import { captureOutput } from '../support/capture.js';
 import { contractProblems, get, headerProblems } from './support/contract.js';
-import { startPgProxy, type PgProxy } from './support/pg-proxy.js';
+import { type PgProxy, startPgProxy } from './support/pg-proxy.js';
 import { rawRequest } from './support/raw-http.js';
 import { concreteRoutes, readOf } from './support/targets.js';
 
@@ -36,12 +36,19 @@ describe('the secret never appears in logs, errors or the database', () => {
             rawRequest(api.url, {
               method: route.method,
               target: `${path}${route.read ? '?limit=0' : ''}`,
-              headers: [['Authorization', `Bearer ${key}`], ['Content-Type', 'application/json']],
+              headers: [
+                ['Authorization', `Bearer ${key}`],
+                ['Content-Type', 'application/json'],
+              ],
               ...(route.method === 'POST' ? { body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' } : {}),
             }),
           ),
         );
-        const plain = await Promise.all(routes.filter((r) => r.route.read).map(({ path }) => rawRequest(api.url, { target: path, headers: [['Authorization', `Bearer ${key}`]] })));
+        const plain = await Promise.all(
+          routes
+            .filter((r) => r.route.read)
+            .map(({ path }) => rawRequest(api.url, { target: path, headers: [['Authorization', `Bearer ${key}`]] })),
+        );
         requests += replies.length + plain.length;
         for (const r of [...replies, ...plain]) bodies.push(r.text, JSON.stringify(r.headers));
       }
@@ -71,7 +78,10 @@ describe('the secret never appears in logs, errors or the database', () => {
       const hits: string[] = [];
       for (const { t, c } of cols) {
         const row = (
-          await db.query<{ n: string }>(`SELECT count(*) AS n FROM "${t}" WHERE "${c}"::text ~ 'geo_live_[0-9A-Za-z]{32,}' OR "${c}"::text = ANY($1)`, [secrets().map((s) => s.slice(9))])
+          await db.query<{ n: string }>(
+            `SELECT count(*) AS n FROM "${t}" WHERE "${c}"::text ~ 'geo_live_[0-9A-Za-z]{32,}' OR "${c}"::text = ANY($1)`,
+            [secrets().map((s) => s.slice(9))],
+          )
         ).rows[0];
         if (Number(row?.n) > 0) hits.push(`${t}.${c}`);
       }
@@ -105,8 +115,17 @@ describe('key lookup by fingerprint: unknown, revoked and live keys cost the sam
   test('same statements, round trips and bytes on the wire; the secret never reaches the database, its fingerprint does', async () => {
     // Warm the pool first, so no connection setup lands in one case and not another.
     await get(api, '/me', manifest.keys.workspace);
-    const cases = { unknown: newSecret(), revoked: manifest.keys.revoked, expired: manifest.keys.expired, creator_removed: manifest.keys.creator_removed, live: manifest.keys.workspace };
-    const seen: Record<string, { status: number; query: number; parse: number; bind: number; execute: number; sync: number; bytes: number; statements: string[] }> = {};
+    const cases = {
+      unknown: newSecret(),
+      revoked: manifest.keys.revoked,
+      expired: manifest.keys.expired,
+      creator_removed: manifest.keys.creator_removed,
+      live: manifest.keys.workspace,
+    };
+    const seen: Record<
+      string,
+      { status: number; query: number; parse: number; bind: number; execute: number; sync: number; bytes: number; statements: string[] }
+    > = {};
     for (const [label, key] of Object.entries(cases)) {
       proxy.resetCounts();
       // /me: no data statement after identity, so the wire shows the identity lookup alone.
@@ -117,7 +136,15 @@ describe('key lookup by fingerprint: unknown, revoked and live keys cost the sam
       expect(wire.includes(Buffer.from(fingerprint(key)))).toBe(true);
       seen[label] = { status: reply.status, ...c, statements: [...c.statements] };
     }
-    const shape = (s: (typeof seen)[string]) => ({ query: s.query, parse: s.parse, bind: s.bind, execute: s.execute, sync: s.sync, bytes: s.bytes, statements: s.statements });
+    const shape = (s: (typeof seen)[string]) => ({
+      query: s.query,
+      parse: s.parse,
+      bind: s.bind,
+      execute: s.execute,
+      sync: s.sync,
+      bytes: s.bytes,
+      statements: s.statements,
+    });
     expect(seen.unknown?.status).toBe(401);
     expect(seen.revoked?.status).toBe(401);
     expect(seen.live?.status).toBe(200);
@@ -132,12 +159,17 @@ describe('key lookup by fingerprint: unknown, revoked and live keys cost the sam
     try {
       expect(seen.unknown!.statements[0]).toMatch(/api_identity\(/);
       const body = (await db.query<{ src: string }>(`SELECT prosrc AS src FROM pg_proc WHERE proname = 'api_identity'`)).rows[0]!.src;
-      const sql = (/RETURN QUERY([\s\S]*?);\s*END/.exec(body)?.[1] as string)
+      const query = /RETURN QUERY([\s\S]*?);\s*END/.exec(body)?.[1];
+      if (query === undefined) throw new Error('api_identity no longer ends in RETURN QUERY ...; END: update this test');
+      const sql = query
         .replace(/--[^\n]*/g, '')
         .replaceAll('p_fingerprint', '$1::text')
         .replaceAll('p_throttle_seconds', '$2::integer');
       const plan = async (fp: string) =>
-        (await db.query<{ 'QUERY PLAN': string }>(`EXPLAIN (COSTS OFF) ${sql}`, [fp, 0])).rows.map((r) => r['QUERY PLAN']).join('\n').replace(fp, '<fingerprint>');
+        (await db.query<{ 'QUERY PLAN': string }>(`EXPLAIN (COSTS OFF) ${sql}`, [fp, 0])).rows
+          .map((r) => r['QUERY PLAN'])
+          .join('\n')
+          .replace(fp, '<fingerprint>');
       const unknownPlan = await plan(fingerprint(cases.unknown));
       expect(await plan(fingerprint(cases.revoked))).toBe(unknownPlan);
       expect(unknownPlan).toMatch(/Index Scan using api_keys_fingerprint_key on api_keys/);
@@ -159,7 +191,11 @@ describe('response headers, bodies on GET, /mcp body size', () => {
     const problems: string[] = [];
     for (const { route, path } of concreteRoutes(manifest)) {
       for (const key of [manifest.keys.workspace, undefined]) {
-        const reply = await rawRequest(api.url, { method: route.method, target: path, headers: key ? [['Authorization', `Bearer ${key}`]] : [] });
+        const reply = await rawRequest(api.url, {
+          method: route.method,
+          target: path,
+          headers: key ? [['Authorization', `Bearer ${key}`]] : [],
+        });
         // REST routes owe the docs/contract.md#error-body envelope too; /mcp answers JSON-RPC and
         // /openapi.json the document, with the same headers.
         const found = route.read ? contractProblems(reply, route.read) : headerProblems(reply);
@@ -171,10 +207,17 @@ describe('response headers, bodies on GET, /mcp body size', () => {
 
   test('a body on a GET is ignored, the same way on every read', async () => {
     const bodies = ['{"analysis":"globex-core","limit":100000}', 'x'.repeat(64 * 1024), '\u0000\u0001'];
-    for (const { route, path } of concreteRoutes(manifest).filter((r) => r.route.read)) {
+    for (const { path } of concreteRoutes(manifest).filter((r) => r.route.read)) {
       const plain = await get(api, path.replace(/^\/api\/v1/, ''), manifest.keys.workspace);
       for (const body of bodies) {
-        const withBody = await rawRequest(api.url, { target: path, headers: [['Authorization', `Bearer ${manifest.keys.workspace}`], ['Content-Type', 'application/json']], body });
+        const withBody = await rawRequest(api.url, {
+          target: path,
+          headers: [
+            ['Authorization', `Bearer ${manifest.keys.workspace}`],
+            ['Content-Type', 'application/json'],
+          ],
+          body,
+        });
         expect(contractProblems(withBody, readOf(path))).toEqual([]);
         expect(withBody.status).toBe(plain.status);
         expect(withBody.text).not.toContain('globex-core');
@@ -186,7 +229,11 @@ describe('response headers, bodies on GET, /mcp body size', () => {
     const probe = await rawRequest(api.url, {
       method: 'POST',
       target: '/api/v1/mcp',
-      headers: [['Authorization', `Bearer ${manifest.keys.workspace}`], ['Content-Type', 'application/json'], ['Accept', 'application/json, text/event-stream']],
+      headers: [
+        ['Authorization', `Bearer ${manifest.keys.workspace}`],
+        ['Content-Type', 'application/json'],
+        ['Accept', 'application/json, text/event-stream'],
+      ],
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
     });
     if (probe.status === 405) {
@@ -199,7 +246,11 @@ describe('response headers, bodies on GET, /mcp body size', () => {
     const reply = await rawRequest(api.url, {
       method: 'POST',
       target: '/api/v1/mcp',
-      headers: [['Authorization', `Bearer ${manifest.keys.workspace}`], ['Content-Type', 'application/json'], ['Accept', 'application/json, text/event-stream']],
+      headers: [
+        ['Authorization', `Bearer ${manifest.keys.workspace}`],
+        ['Content-Type', 'application/json'],
+        ['Accept', 'application/json, text/event-stream'],
+      ],
       body: big,
     });
     expect(reply.status).toBe(413);

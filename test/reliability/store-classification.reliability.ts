@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import pg from 'pg';
-import type { LocalApi } from '../harness/stack.js';
-import { reads } from '../../shared/reads/registry.js';
 import type { DemoManifest } from '../../shared/admin/demo.js';
+import { reads } from '../../shared/reads/registry.js';
+import type { LocalApi } from '../harness/stack.js';
 import { startTestApi } from '../support/api.js';
 import { captureLogLines } from '../support/capture.js';
 import { contractProblems, get } from './support/contract.js';
-import { startPgProxy, type PgProxy } from './support/pg-proxy.js';
+import { type PgProxy, startPgProxy } from './support/pg-proxy.js';
 import type { RawReply } from './support/raw-http.js';
-import { SERVER_URL, freshDemoStore, type ServerDatabase } from './support/stores.js';
+import { freshDemoStore, SERVER_URL, type ServerDatabase } from './support/stores.js';
 import { fillPath, pathValues } from './support/targets.js';
 
 /**
@@ -321,7 +321,11 @@ describe('store faults are classified: unavailable → 503 upstream_timeout, con
       if (errno === 'EAI_AGAIN') {
         expectClassified(seen, { ...UNAVAILABLE, budget: false, cause: { fault: 'unavailable', phase: 'connect', errno } });
       } else {
-        expectClassified(seen, { ...CONFIGURATION, budget: false, cause: { fault: 'configuration', phase: 'connect', errno: 'ENOTFOUND' } });
+        expectClassified(seen, {
+          ...CONFIGURATION,
+          budget: false,
+          cause: { fault: 'configuration', phase: 'connect', errno: 'ENOTFOUND' },
+        });
       }
     } finally {
       await target.close();

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import pg from 'pg';
-import type { LocalApi } from '../harness/stack.js';
 import type { DemoManifest } from '../../shared/admin/demo.js';
+import type { LocalApi } from '../harness/stack.js';
 import { startTestApi } from '../support/api.js';
 import { contractProblems, get, unavailableProblems } from './support/contract.js';
-import { startPgProxy, type PgProxy } from './support/pg-proxy.js';
+import { type PgProxy, startPgProxy } from './support/pg-proxy.js';
 import type { RawReply } from './support/raw-http.js';
 import { freshDemoStore, type ServerDatabase } from './support/stores.js';
 import { concreteRoutes } from './support/targets.js';
@@ -43,14 +43,18 @@ describe('the measurement store asleep, slow, hung or refusing: 503 upstream_tim
   const expectAllServed = async (n: number): Promise<void> => {
     const bad: string[] = [];
     for (let i = 0; i < n; i += POOL) {
-      const batch = Array.from({ length: Math.min(POOL, n - i) }, (_, j) => get(api, readPaths[(i + j) % readPaths.length] as string, manifest.keys.workspace));
+      const batch = Array.from({ length: Math.min(POOL, n - i) }, (_, j) =>
+        get(api, readPaths[(i + j) % readPaths.length] as string, manifest.keys.workspace),
+      );
       for (const r of await Promise.all(batch)) if (r.status !== 200) bad.push(`${r.status} ${r.text.slice(0, 120)}`);
     }
     expect(bad).toEqual([]);
   };
 
   const expectAllRefused = (replies: RawReply[]): void => {
-    const problems = replies.flatMap((r, i) => unavailableProblems(r, 'upstream_timeout', BOUND_MS).map((p) => `${readPaths[i % readPaths.length]}: ${p}`));
+    const problems = replies.flatMap((r, i) =>
+      unavailableProblems(r, 'upstream_timeout', BOUND_MS).map((p) => `${readPaths[i % readPaths.length]}: ${p}`),
+    );
     expect(problems).toEqual([]);
   };
 
@@ -68,7 +72,9 @@ describe('the measurement store asleep, slow, hung or refusing: 503 upstream_tim
     });
     admin = new pg.Client({ connectionString: database.adminUrl });
     await admin.connect();
-    readPaths = concreteRoutes(manifest).filter((r) => r.route.read).map((r) => r.path.replace(/^\/api\/v1/, ''));
+    readPaths = concreteRoutes(manifest)
+      .filter((r) => r.route.read)
+      .map((r) => r.path.replace(/^\/api\/v1/, ''));
   });
 
   afterAll(async () => {
@@ -123,7 +129,11 @@ describe('the measurement store asleep, slow, hung or refusing: 503 upstream_tim
     await proxy.setMode('hold');
     try {
       // Twice as many calls as the pool holds: idle connections, new connections and queued checkouts all fail in time.
-      const replies = await Promise.all(Array.from({ length: Math.max(8, readPaths.length) }, (_, i) => get(api, readPaths[i % readPaths.length] as string, manifest.keys.workspace)));
+      const replies = await Promise.all(
+        Array.from({ length: Math.max(8, readPaths.length) }, (_, i) =>
+          get(api, readPaths[i % readPaths.length] as string, manifest.keys.workspace),
+        ),
+      );
       expectAllRefused(replies);
       expect(replies[0]?.header('retry-after')).toBe('20');
     } finally {

@@ -3,11 +3,11 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { KeyRevoked } from '../../shared/errors.js';
-import { lookupCaller } from '../../shared/store/caller.js';
-import { fingerprint } from '../../shared/keys.js';
-import type { Db } from '../../shared/store/db.js';
 import { AdminUsageError, parseAdminArgs, refusalOf, runAdminCommand } from '../../shared/admin/commands.js';
+import { KeyRevoked } from '../../shared/errors.js';
+import { fingerprint } from '../../shared/keys.js';
+import { lookupCaller } from '../../shared/store/caller.js';
+import type { Db } from '../../shared/store/db.js';
 import { freshStore, type Store } from '../harness/pglite.js';
 
 let store: Store;
@@ -36,9 +36,15 @@ describe('administration of a fresh stage: from an empty store to a working key'
   let secret: string;
 
   test('plan, workspace, user, brand, membership, key: each command as an operator types it', async () => {
-    expect((await admin('plan', 'put', '--key', 'growth', '--label', 'Growth', '--api', 'true', '--per-minute', '600')).text).toMatch(/^Created plan growth/);
-    expect((await admin('plan', 'put', '--key', 'growth', '--label', 'Growth', '--api', 'true', '--per-minute', '900')).text).toMatch(/^Updated plan growth/);
-    expect((await admin('workspace', 'create', '--slug', 'acme', '--name', 'Acme Inc.', '--plan', 'growth')).text).toMatch(/^Created workspace acme/);
+    expect((await admin('plan', 'put', '--key', 'growth', '--label', 'Growth', '--api', 'true', '--per-minute', '600')).text).toMatch(
+      /^Created plan growth/,
+    );
+    expect((await admin('plan', 'put', '--key', 'growth', '--label', 'Growth', '--api', 'true', '--per-minute', '900')).text).toMatch(
+      /^Updated plan growth/,
+    );
+    expect((await admin('workspace', 'create', '--slug', 'acme', '--name', 'Acme Inc.', '--plan', 'growth')).text).toMatch(
+      /^Created workspace acme/,
+    );
     await admin('user', 'create', '--email', 'Owner@Acme.com', '--name', 'Olivia');
     await admin('brand', 'create', '--workspace', 'acme', '--name', 'Acme', '--domain', 'acme.com');
     await admin('member', 'add', '--workspace', 'acme', '--user', 'owner@acme.com', '--role', 'owner');
@@ -60,8 +66,12 @@ describe('administration of a fresh stage: from an empty store to a working key'
     expect(await refusal(admin('workspace', 'create', '--slug', 'other', '--name', 'Other', '--plan', 'platinum'))).toBe('plan_not_found');
     expect(await refusal(admin('workspace', 'create', '--slug', 'Bad Slug', '--name', 'x', '--plan', 'growth'))).toBe('invalid_input');
     expect(await refusal(admin('user', 'create', '--email', 'OWNER@acme.com', '--name', 'Twin'))).toBe('user_exists');
-    expect(await refusal(admin('member', 'add', '--workspace', 'acme', '--user', 'nobody@acme.com', '--role', 'admin'))).toBe('user_not_found');
-    expect(await refusal(admin('member', 'add', '--workspace', 'acme', '--user', 'owner@acme.com', '--role', 'owner', '--brands', 'Acme'))).toBe('invalid_input');
+    expect(await refusal(admin('member', 'add', '--workspace', 'acme', '--user', 'nobody@acme.com', '--role', 'admin'))).toBe(
+      'user_not_found',
+    );
+    expect(
+      await refusal(admin('member', 'add', '--workspace', 'acme', '--user', 'owner@acme.com', '--role', 'owner', '--brands', 'Acme')),
+    ).toBe('invalid_input');
     expect(await refusal(admin('brand', 'create', '--workspace', 'acme', '--name', 'Acme'))).toBe('brand_exists');
     expect(await refusal(admin('demo', 'load'))).toBe('store_not_empty');
     const { rows } = await store.db.query<{ n: number }>('SELECT count(*)::int AS n FROM workspaces');
@@ -72,21 +82,26 @@ describe('administration of a fresh stage: from an empty store to a working key'
     expect(() => parseAdminArgs([])).toThrow(AdminUsageError);
     expect(() => parseAdminArgs(['workspace', 'explode'])).toThrow(/unknown command "workspace explode"/);
     expect(() => parseAdminArgs(['plan', 'put', '--colour', 'blue'])).toThrow(AdminUsageError);
-    expect(() => parseAdminArgs(['key', 'create', '--workspace', 'acme', '--creator', 'x', '--name', 'y', '--scope', 'team'])).toThrow(/--scope/);
+    expect(() => parseAdminArgs(['key', 'create', '--workspace', 'acme', '--creator', 'x', '--name', 'y', '--scope', 'team'])).toThrow(
+      /--scope/,
+    );
     expect(parseAdminArgs(['plan', 'list', '--json'])).toMatchObject({ command: 'plan list', json: true, argv: ['plan', 'list'] });
   });
 
   test('a member who leaves takes their keys with them; a restricted administrator cannot create keys', async () => {
     await admin('user', 'create', '--email', 'ada@acme.com', '--name', 'Ada');
     await admin('member', 'add', '--workspace', 'acme', '--user', 'ada@acme.com', '--role', 'admin');
-    const key = (await admin('key', 'create', '--workspace', 'acme', '--creator', 'ada@acme.com', '--name', 'ada', '--scope', 'workspace')).result as { secret: string };
+    const key = (await admin('key', 'create', '--workspace', 'acme', '--creator', 'ada@acme.com', '--name', 'ada', '--scope', 'workspace'))
+      .result as { secret: string };
     await expect(lookup(key.secret)).resolves.toBeDefined();
     await admin('member', 'remove', '--workspace', 'acme', '--user', 'ada@acme.com');
     await expect(lookup(key.secret)).rejects.toBeInstanceOf(KeyRevoked);
     expect(await refusal(admin('member', 'remove', '--workspace', 'acme', '--user', 'ada@acme.com'))).toBe('member_not_found');
 
     // Invited again: a new membership starts now (joined_at), the old key stays refused by the creator check.
-    const before = await store.db.query<{ joined_at: Date }>("SELECT joined_at FROM members m JOIN users u ON u.id = m.user_id WHERE u.email = 'ada@acme.com'");
+    const before = await store.db.query<{ joined_at: Date }>(
+      "SELECT joined_at FROM members m JOIN users u ON u.id = m.user_id WHERE u.email = 'ada@acme.com'",
+    );
     await new Promise((r) => setTimeout(r, 5));
     await admin('member', 'add', '--workspace', 'acme', '--user', 'ada@acme.com', '--role', 'admin', '--brands', 'Acme');
     const after = await store.db.query<{ joined_at: Date; left_at: Date | null }>(
@@ -94,7 +109,9 @@ describe('administration of a fresh stage: from an empty store to a working key'
     );
     expect(after.rows[0]!.left_at).toBeNull();
     expect(after.rows[0]!.joined_at.getTime()).toBeGreaterThan(before.rows[0]!.joined_at.getTime());
-    expect(await refusal(admin('key', 'create', '--workspace', 'acme', '--creator', 'ada@acme.com', '--name', 'x', '--scope', 'workspace'))).toBe('creator_not_allowed');
+    expect(
+      await refusal(admin('key', 'create', '--workspace', 'acme', '--creator', 'ada@acme.com', '--name', 'x', '--scope', 'workspace')),
+    ).toBe('creator_not_allowed');
     expect((await admin('member', 'list', '--workspace', 'acme', '--json')).result).toEqual([
       expect.objectContaining({ email: 'ada@acme.com', role: 'admin', brands: 'Acme', status: 'active' }),
       expect.objectContaining({ email: 'Owner@Acme.com', role: 'owner', brands: null, status: 'active' }),
@@ -102,7 +119,11 @@ describe('administration of a fresh stage: from an empty store to a working key'
   });
 
   test('revoking through the same table', async () => {
-    const keys = (await admin('key', 'list', '--workspace', 'acme', '--json')).result as Array<{ id: string; status: string; name: string }>;
+    const keys = (await admin('key', 'list', '--workspace', 'acme', '--json')).result as Array<{
+      id: string;
+      status: string;
+      name: string;
+    }>;
     const ci = keys.find((k) => k.name === 'ci')!;
     await admin('key', 'revoke', '--id', ci.id);
     await expect(lookup(secret)).rejects.toBeInstanceOf(KeyRevoked);
@@ -121,8 +142,13 @@ describe('demo load', () => {
       expect(counts.rows[0]).toMatchObject({ keys: 0 });
       expect(counts.rows[0]!.workspaces).toBeGreaterThan(0);
       expect(counts.rows[0]!.runs).toBeGreaterThan(0);
-      const key = await runAdminCommand(empty.db, parseAdminArgs(['key', 'create', '--workspace', 'acme', '--creator', 'owner@acme.test', '--name', 'demo', '--scope', 'workspace']));
-      const identity = await lookupCaller(asDb(empty), fingerprint((key.result as { secret: string }).secret), { lastUsedThrottleSeconds: 0 });
+      const key = await runAdminCommand(
+        empty.db,
+        parseAdminArgs(['key', 'create', '--workspace', 'acme', '--creator', 'owner@acme.test', '--name', 'demo', '--scope', 'workspace']),
+      );
+      const identity = await lookupCaller(asDb(empty), fingerprint((key.result as { secret: string }).secret), {
+        lastUsedThrottleSeconds: 0,
+      });
       expect(identity.reach.length).toBeGreaterThan(0);
     } finally {
       await empty.pg.close();

@@ -52,7 +52,9 @@ describe('answer_days: per-day answer counts kept by triggers', () => {
     expect(await drift()).toEqual([]);
     await store.db.query(`INSERT INTO answers SELECT * FROM gone`);
     expect(await drift()).toEqual([]);
-    await store.db.query(`INSERT INTO answers SELECT gen_random_uuid(), analysis_id, run_id, prompt_id, engine, captured_at + interval '7 hours', text, extraction_state, recipe FROM gone`);
+    await store.db.query(
+      `INSERT INTO answers SELECT gen_random_uuid(), analysis_id, run_id, prompt_id, engine, captured_at + interval '7 hours', text, extraction_state, recipe FROM gone`,
+    );
     expect(await drift()).toEqual([]);
   });
 

@@ -43,7 +43,12 @@ interface W {
 }
 
 async function resolve(analysis: string, name: string | null, from: string | null = null, to: string | null = null): Promise<W> {
-  const { rows } = await store.db.query<{ w: W }>('SELECT to_json(fig_resolve_window($1::uuid, $2, $3::date, $4::date)) AS w', [analysis, name, from, to]);
+  const { rows } = await store.db.query<{ w: W }>('SELECT to_json(fig_resolve_window($1::uuid, $2, $3::date, $4::date)) AS w', [
+    analysis,
+    name,
+    from,
+    to,
+  ]);
   return rows[0]!.w;
 }
 
@@ -60,17 +65,33 @@ describe('window resolution (docs/decisions.md#decisions-the-contract-leaves-ope
   test('the anchor is the latest run whose collection ended (extraction late included), on the UTC day it started', async () => {
     const w = await resolve(A, '7d');
     expect(w.anchor).toMatchObject({ id: 'd0000000-0000-4000-8000-000000000003', day: '2025-03-10' });
-    expect(w).toMatchObject({ first_day: '2024-01-05', cur_kind: 'days', cur_from: '2025-03-04', cur_to: '2025-03-10', prev_kind: 'days', prev_from: '2025-02-25', prev_to: '2025-03-03' });
+    expect(w).toMatchObject({
+      first_day: '2024-01-05',
+      cur_kind: 'days',
+      cur_from: '2025-03-04',
+      cur_to: '2025-03-10',
+      prev_kind: 'days',
+      prev_from: '2025-02-25',
+      prev_to: '2025-03-03',
+    });
   });
 
   test('last-run compares with the previous collection; all with nothing; custom with the equal length just before', async () => {
     expect(await resolve(A, 'last-run')).toMatchObject({
-      cur_kind: 'run', cur_run: 'd0000000-0000-4000-8000-000000000003', cur_from: '2025-03-10',
-      prev_kind: 'run', prev_run: 'd0000000-0000-4000-8000-000000000002', prev_from: '2025-03-09',
+      cur_kind: 'run',
+      cur_run: 'd0000000-0000-4000-8000-000000000003',
+      cur_from: '2025-03-10',
+      prev_kind: 'run',
+      prev_run: 'd0000000-0000-4000-8000-000000000002',
+      prev_from: '2025-03-09',
     });
     expect(await resolve(A, 'all')).toMatchObject({ cur_kind: 'all', cur_from: '2024-01-05', cur_to: '2025-03-10', prev_kind: null });
     expect(await resolve(A, null, '2024-02-28', '2024-03-01')).toMatchObject({
-      name: 'custom', cur_from: '2024-02-28', cur_to: '2024-03-01', prev_from: '2024-02-25', prev_to: '2024-02-27',
+      name: 'custom',
+      cur_from: '2024-02-28',
+      cur_to: '2024-03-01',
+      prev_from: '2024-02-25',
+      prev_to: '2024-02-27',
     });
     expect(await resolve(A, '90d')).toMatchObject({ cur_from: '2024-12-11', prev_from: '2024-09-12', prev_to: '2024-12-10' });
   });
@@ -87,7 +108,15 @@ describe('window resolution (docs/decisions.md#decisions-the-contract-leaves-ope
 
 describe('whole months are read from the month aggregates, edge days from the per-run ones', () => {
   test.each([
-    ['2025-01-15', '2025-04-10', [['months', '2025-02-01', '2025-03-01'], ['days', '2025-01-15', '2025-01-31'], ['days', '2025-04-01', '2025-04-10']]],
+    [
+      '2025-01-15',
+      '2025-04-10',
+      [
+        ['months', '2025-02-01', '2025-03-01'],
+        ['days', '2025-01-15', '2025-01-31'],
+        ['days', '2025-04-01', '2025-04-10'],
+      ],
+    ],
     ['2025-02-01', '2025-02-28', [['months', '2025-02-01', '2025-02-01']]],
     ['2024-02-01', '2024-02-28', [['days', '2024-02-01', '2024-02-28']]],
     ['2024-02-01', '2024-02-29', [['months', '2024-02-01', '2024-02-01']]],

@@ -2,9 +2,9 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from '@jest/globals';
-import { SECRET_PATTERN, fingerprint } from '../../shared/keys.js';
-import { seedDemo, type DemoManifest } from '../../shared/admin/demo.js';
-import { KeyAdminError, MAX_ACTIVE_KEYS, createKey, listKeys, revokeKey, type CreateKeyInput } from '../../shared/admin/keys.js';
+import { type DemoManifest, seedDemo } from '../../shared/admin/demo.js';
+import { type CreateKeyInput, createKey, KeyAdminError, listKeys, MAX_ACTIVE_KEYS, revokeKey } from '../../shared/admin/keys.js';
+import { fingerprint, SECRET_PATTERN } from '../../shared/keys.js';
 import { freshStore, type Store } from '../harness/pglite.js';
 
 let store: Store;
@@ -62,7 +62,13 @@ describe('createKey', () => {
 
     const { rows } = await store.db.query<Record<string, unknown>>('SELECT * FROM api_keys WHERE id = $1', [key.id]);
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ prefix: key.prefix, fingerprint: fingerprint(key.secret), scope: 'workspace', brand_id: null, analysis_id: null });
+    expect(rows[0]).toMatchObject({
+      prefix: key.prefix,
+      fingerprint: fingerprint(key.secret),
+      scope: 'workspace',
+      brand_id: null,
+      analysis_id: null,
+    });
     // No column of the table, on any row, holds the secret or its body.
     const { rows: everything } = await store.db.query<{ t: string }>('SELECT k::text AS t FROM api_keys k');
     for (const r of everything) {
@@ -81,7 +87,12 @@ describe('createKey', () => {
   test('scopes a key to a brand or an analysis of the workspace, by name/slug or id', async () => {
     const byName = await createKey(store.db, { ...base, scope: 'brand', brand: 'Zenith' });
     const byId = await createKey(store.db, { ...base, scope: 'analysis', analysis: manifest.analysisIds.collected });
-    const bySlug = await createKey(store.db, { ...base, scope: 'analysis', analysis: manifest.analyses.other_brand, creator: manifest.users['admin@acme.test'] as string });
+    const bySlug = await createKey(store.db, {
+      ...base,
+      scope: 'analysis',
+      analysis: manifest.analyses.other_brand,
+      creator: manifest.users['admin@acme.test'] as string,
+    });
     const { rows } = await store.db.query<Record<string, unknown>>(
       'SELECT id, scope, brand_id, analysis_id FROM api_keys WHERE id = ANY($1::uuid[]) ORDER BY scope, analysis_id',
       [[byName.id, byId.id, bySlug.id]],
@@ -93,9 +104,15 @@ describe('createKey', () => {
 
   test('refuses a brand or an analysis of another workspace', async () => {
     expect(await refusal(createKey(store.db, { ...base, scope: 'brand', brand: 'Globex' }))).toBe('brand_not_found');
-    expect(await refusal(createKey(store.db, { ...base, scope: 'brand', brand: manifest.brands.Globex as string }))).toBe('brand_not_found');
-    expect(await refusal(createKey(store.db, { ...base, scope: 'analysis', analysis: manifest.analyses.other_workspace }))).toBe('analysis_not_found');
-    expect(await refusal(createKey(store.db, { ...base, scope: 'analysis', analysis: manifest.analysisIds.other_workspace }))).toBe('analysis_not_found');
+    expect(await refusal(createKey(store.db, { ...base, scope: 'brand', brand: manifest.brands.Globex as string }))).toBe(
+      'brand_not_found',
+    );
+    expect(await refusal(createKey(store.db, { ...base, scope: 'analysis', analysis: manifest.analyses.other_workspace }))).toBe(
+      'analysis_not_found',
+    );
+    expect(await refusal(createKey(store.db, { ...base, scope: 'analysis', analysis: manifest.analysisIds.other_workspace }))).toBe(
+      'analysis_not_found',
+    );
   });
 
   test('refuses inconsistent scope arguments and an empty name', async () => {
@@ -108,7 +125,9 @@ describe('createKey', () => {
 
   test('accepts an owner or an unrestricted administrator only', async () => {
     await expect(createKey(store.db, { ...base, creator: 'ADMIN@acme.test' })).resolves.toMatchObject({ prefix: expect.any(String) });
-    await expect(createKey(store.db, { ...base, workspace: manifest.workspaces.acme as string, creator: manifest.users[owner] as string })).resolves.toBeDefined();
+    await expect(
+      createKey(store.db, { ...base, workspace: manifest.workspaces.acme as string, creator: manifest.users[owner] as string }),
+    ).resolves.toBeDefined();
     const refused = {
       'zenith-admin@acme.test': 'creator_not_allowed', // administrator restricted to brand Zenith
       'member@acme.test': 'creator_not_allowed',
@@ -168,7 +187,20 @@ describe('listKeys', () => {
     }
     for (const k of keys) {
       expect(Object.keys(k).sort()).toEqual(
-        ['analysis', 'brand', 'created_at', 'created_by', 'expires_at', 'id', 'last_used_at', 'name', 'prefix', 'revoked_at', 'scope', 'status'].sort(),
+        [
+          'analysis',
+          'brand',
+          'created_at',
+          'created_by',
+          'expires_at',
+          'id',
+          'last_used_at',
+          'name',
+          'prefix',
+          'revoked_at',
+          'scope',
+          'status',
+        ].sort(),
       );
     }
     const byPrefix = (label: keyof DemoManifest['keys']) => keys.find((k) => k.prefix === manifest.keys[label].slice(0, 12));
@@ -204,7 +236,9 @@ describe('npm run keys (bin/admin.ts key ...)', () => {
   const run = async (args: string[], env: NodeJS.ProcessEnv) => {
     const tsx = join(process.cwd(), 'node_modules', '.bin', 'tsx');
     try {
-      const { stdout, stderr } = await promisify(execFile)(tsx, ['bin/admin.ts', 'key', ...args], { env: { ...process.env, ...env, NODE_OPTIONS: '' } });
+      const { stdout, stderr } = await promisify(execFile)(tsx, ['bin/admin.ts', 'key', ...args], {
+        env: { ...process.env, ...env, NODE_OPTIONS: '' },
+      });
       return { code: 0, stdout, stderr };
     } catch (err) {
       const e = err as { code: number; stdout: string; stderr: string };
@@ -216,9 +250,12 @@ describe('npm run keys (bin/admin.ts key ...)', () => {
     const noDb = await run(['list', '--workspace', 'acme'], { DATABASE_URL: '', ADMIN_FUNCTION: '' });
     expect(noDb.code).toBe(2);
     expect(noDb.stderr).toContain('set DATABASE_URL');
-    const badExpiry = await run(['create', '--workspace', 'acme', '--creator', owner, '--name', 'x', '--scope', 'workspace', '--expires', '30'], {
-      DATABASE_URL: 'postgres://127.0.0.1:1/none',
-    });
+    const badExpiry = await run(
+      ['create', '--workspace', 'acme', '--creator', owner, '--name', 'x', '--scope', 'workspace', '--expires', '30'],
+      {
+        DATABASE_URL: 'postgres://127.0.0.1:1/none',
+      },
+    );
     expect(badExpiry.code).toBe(2);
     expect(badExpiry.stderr).toContain('--expires must be 90 or 365');
     const unknown = await run(['create', '--colour', 'blue'], {});

@@ -1,8 +1,8 @@
-import { expect } from '@jest/globals';
 import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { expect } from '@jest/globals';
 import type { z } from 'zod';
 import type { DemoManifest } from '../../shared/admin/demo.js';
-import { freshTableName, localConfig, startApi, type LocalApi } from '../harness/stack.js';
+import { freshTableName, type LocalApi, localConfig, startApi } from '../harness/stack.js';
 import { createBudgetTable } from '../harness/stores.js';
 import { expectMatchesOpenApi, warmOpenApiValidators } from './openapi.js';
 
@@ -24,7 +24,11 @@ export async function startTestApi(overrides: Record<string, string> = {}): Prom
 
 /** How many counter items a budget table of the shared dynalite holds. */
 export async function budgetItems(table: string): Promise<number> {
-  const client = new DynamoDBClient({ endpoint: dynamoEndpoint(), region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  const client = new DynamoDBClient({
+    endpoint: dynamoEndpoint(),
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
   try {
     return (await client.send(new ScanCommand({ TableName: table }))).Count ?? 0;
   } finally {
@@ -44,7 +48,7 @@ export async function call(api: LocalApi, path: string, key?: string | null, ini
   if (key) headers.set('authorization', `Bearer ${key}`);
   const res = await fetch(`${api.baseUrl}${path}`, { ...init, headers });
   const text = await res.text();
-  let body: unknown = undefined;
+  let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {

@@ -7,7 +7,10 @@ export async function captureOutput(work: () => Promise<unknown>): Promise<strin
     chunks.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8'));
     return true;
   };
-  const spies = [jest.spyOn(process.stdout, 'write').mockImplementation(capture), jest.spyOn(process.stderr, 'write').mockImplementation(capture)];
+  const spies = [
+    jest.spyOn(process.stdout, 'write').mockImplementation(capture),
+    jest.spyOn(process.stderr, 'write').mockImplementation(capture),
+  ];
   try {
     await work();
   } finally {

@@ -1,9 +1,9 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { errorSchema } from '../../scripts/openapi/error-contract.js';
-import { standalone } from '../../shared/reads/contracts/json-schema.js';
 import { buildOpenApi, type OpenApiDocument } from '../../scripts/openapi/document.js';
+import { errorSchema } from '../../scripts/openapi/error-contract.js';
 import { BASE_PATH, matchPath, routes } from '../../shared/http/routes.js';
+import { standalone } from '../../shared/reads/contracts/json-schema.js';
 
 /**
  * Every reply an integration test receives is checked against the OpenAPI document: status, headers
@@ -72,7 +72,9 @@ export function templateOf(method: string, path: string): string | undefined {
   if (route) return route.path.slice(BASE_PATH.length);
   // Operations described though no route takes them (GET and DELETE /mcp: $default answers their 405).
   const { paths } = load().doc;
-  return Object.keys(paths).find((t) => paths[t]?.[method.toLowerCase()] !== undefined && matchPath(`${BASE_PATH}${t}`, `${BASE_PATH}${pathname}`));
+  return Object.keys(paths).find(
+    (t) => paths[t]?.[method.toLowerCase()] !== undefined && matchPath(`${BASE_PATH}${t}`, `${BASE_PATH}${pathname}`),
+  );
 }
 
 let genericError: ValidateFunction | undefined;
@@ -90,7 +92,20 @@ export function warmOpenApiValidators(): void {
         const ref = (value as { $ref?: string }).$ref;
         const response = deref<{ content?: Record<string, unknown> }>(c.doc, value);
         for (const type of Object.keys(response.content ?? {})) {
-          validator(c, ref ? [...ref.slice(2).split('/').map((p) => p.replaceAll('~1', '/').replaceAll('~0', '~')), 'content', type, 'schema'] : ['paths', template, m, 'responses', key, 'content', type, 'schema']);
+          validator(
+            c,
+            ref
+              ? [
+                  ...ref
+                    .slice(2)
+                    .split('/')
+                    .map((p) => p.replaceAll('~1', '/').replaceAll('~0', '~')),
+                  'content',
+                  type,
+                  'schema',
+                ]
+              : ['paths', template, m, 'responses', key, 'content', type, 'schema'],
+          );
         }
       }
     }
@@ -149,7 +164,17 @@ export function expectMatchesOpenApi(method: string, path: string, reply: OpenAp
   if (!(type in response.content)) fail(where, `content-type ${type} is not documented`, reply);
   // A response component ($ref) is validated where it is defined, so its own $refs resolve there too.
   const ref = (operation.responses[key] as { $ref?: string }).$ref;
-  const parts = ref ? [...ref.slice(2).split('/').map((p) => p.replaceAll('~1', '/').replaceAll('~0', '~')), 'content', type, 'schema'] : [...base, 'content', type, 'schema'];
+  const parts = ref
+    ? [
+        ...ref
+          .slice(2)
+          .split('/')
+          .map((p) => p.replaceAll('~1', '/').replaceAll('~0', '~')),
+        'content',
+        type,
+        'schema',
+      ]
+    : [...base, 'content', type, 'schema'];
   const check = validator(c, parts);
   if (!check(reply.body)) fail(where, c.ajv.errorsText(check.errors), reply);
 }

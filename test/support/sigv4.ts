@@ -63,7 +63,15 @@ export async function sdkAuthorization(req: ReceivedRequest, signer: Signer): Pr
   const at = new Date(amzDate.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/, '$1-$2-$3T$4:$5:$6Z'));
   const [path, query = ''] = req.path.split('?');
   const signed = await sdk.sign(
-    { method: req.method, protocol: 'https:', hostname: headers.host ?? '', path: path!, query: Object.fromEntries(new URLSearchParams(query)), headers, body: req.body },
+    {
+      method: req.method,
+      protocol: 'https:',
+      hostname: headers.host ?? '',
+      path: path!,
+      query: Object.fromEntries(new URLSearchParams(query)),
+      headers,
+      body: req.body,
+    },
     { signingDate: at, unsignableHeaders: new Set(), signableHeaders: new Set(signedNames) },
   );
   return (signed.headers as Record<string, string>).authorization ?? null;
@@ -74,9 +82,9 @@ export async function verifySigned(req: ReceivedRequest, signer: Signer): Promis
   const given = req.headers.authorization;
   if (!given) return 'no Authorization header';
   if (!given.includes(`/${signer.region}/${signer.service}/aws4_request`)) return `not scoped to ${signer.region}/${signer.service}`;
-  if (!/SignedHeaders=[^,]*\bhost\b/.test(given) || !/SignedHeaders=[^,]*\bx-amz-date\b/.test(given)) return 'host and x-amz-date are not signed';
+  if (!/SignedHeaders=[^,]*\bhost\b/.test(given) || !/SignedHeaders=[^,]*\bx-amz-date\b/.test(given))
+    return 'host and x-amz-date are not signed';
   if (signer.sessionToken && !/SignedHeaders=[^,]*\bx-amz-security-token\b/.test(given)) return 'the session token is not signed';
   const expected = await sdkAuthorization(req, signer);
   return expected === given ? null : `signature does not match (SDK: ${expected})`;
 }
-

@@ -62,9 +62,14 @@ describe('the budget counter over a keep-alive connection', () => {
   });
 
   test('an answer far larger than any DynamoDB answer is not buffered: refused', async () => {
-    const { counter, client } = await serve((_req, res) => res.writeHead(200, { 'content-type': 'application/x-amz-json-1.0' }).end(`{"x":"${'y'.repeat(200_000)}"}`));
+    const { counter, client } = await serve((_req, res) =>
+      res.writeHead(200, { 'content-type': 'application/x-amz-json-1.0' }).end(`{"x":"${'y'.repeat(200_000)}"}`),
+    );
     try {
-      await expect(counter.consume('ws', 10)).rejects.toMatchObject({ code: 'rate_limit_unavailable', cause: { message: expect.stringMatching(/not DynamoDB's/) } });
+      await expect(counter.consume('ws', 10)).rejects.toMatchObject({
+        code: 'rate_limit_unavailable',
+        cause: { message: expect.stringMatching(/not DynamoDB's/) },
+      });
     } finally {
       client.destroy();
     }

@@ -60,7 +60,9 @@ describe('shared/ holds only what a deployed function or the CDK app runs', () =
     const migrationRunner = readFileSync(join(ROOT, 'lib/constructs/migration-runner.ts'), 'utf8');
     expect(migrationRunner).toContain('shared/admin/migrations');
     expect(migrationRunner).toContain('shared/admin/grants.sql');
-    expect(other.filter((file) => !/^shared\/admin\/migrations\/\d{3}_[a-z0-9_]+\.sql$/.test(file) && file !== 'shared/admin/grants.sql')).toEqual([]);
+    expect(
+      other.filter((file) => !/^shared\/admin\/migrations\/\d{3}_[a-z0-9_]+\.sql$/.test(file) && file !== 'shared/admin/grants.sql'),
+    ).toEqual([]);
   });
 
   test('a file that no bundle reaches is caught (the check above can fail)', async () => {
@@ -136,7 +138,9 @@ describe('configuration read in one place, one logger', () => {
   const served = [...sharedCode, ...entries.filter((file) => file.startsWith('functions/'))];
 
   test('the environment is read under shared/config/ only', () => {
-    const readers = served.filter((file) => !file.startsWith('shared/config/') && /process\.env/.test(readFileSync(join(ROOT, file), 'utf8')));
+    const readers = served.filter(
+      (file) => !file.startsWith('shared/config/') && /process\.env/.test(readFileSync(join(ROOT, file), 'utf8')),
+    );
     expect(readers).toEqual([]);
   });
 

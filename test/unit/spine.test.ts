@@ -1,15 +1,15 @@
 import { describe, expect, test } from '@jest/globals';
 import { z } from 'zod';
-import { secondsToMinuteEnd } from '../../shared/store/budget.js';
-import { decodeCursor, encodeCursor } from '../../shared/reads/cursor.js';
-import { CursorExpired, InvalidRequest } from '../../shared/errors.js';
+import { CursorExpired, type InvalidRequest } from '../../shared/errors.js';
 import { parseQuery } from '../../shared/http/query.js';
-import { validateInput } from '../../shared/reads/validate.js';
 import { fingerprint, newSecret, SECRET_PATTERN, visiblePrefix } from '../../shared/keys.js';
 import { bearerSecret } from '../../shared/middleware/authenticate.js';
+import { decodeCursor, encodeCursor } from '../../shared/reads/cursor.js';
 import { reads } from '../../shared/reads/registry.js';
 import { defineRead, pathParams } from '../../shared/reads/types.js';
+import { validateInput } from '../../shared/reads/validate.js';
 import { checkWindow, windowParams, windowSpec } from '../../shared/reads/windows.js';
+import { secondsToMinuteEnd } from '../../shared/store/budget.js';
 
 const read = defineRead({
   name: 'probe',
@@ -17,7 +17,9 @@ const read = defineRead({
   path: '/analyses/{analysis}/probe',
   summary: '',
   description: '',
-  input: z.strictObject({ analysis: z.string(), limit: z.number().int().min(1).max(10).default(3), ...windowParams(['7d', '30d'], '30d') }).superRefine(checkWindow),
+  input: z
+    .strictObject({ analysis: z.string(), limit: z.number().int().min(1).max(10).default(3), ...windowParams(['7d', '30d'], '30d') })
+    .superRefine(checkWindow),
   output: z.object({}),
   errors: [],
   run: async () => ({}),
@@ -39,7 +41,19 @@ describe('strict query parsing', () => {
     expect(parseQuery(read, 'limit=010')).toEqual({ limit: '010' });
     // docs/contract.md#common-parameters rule 1 for integers: digits only. What JavaScript would round or
     // sign stays a string, for zod to refuse.
-    for (const form of ['1.0', '5.', '.5', '0.9999999999999999999', '+5', '-0', '-1', '1E1', '9007199254740993', '99999999999999999999', '٣']) {
+    for (const form of [
+      '1.0',
+      '5.',
+      '.5',
+      '0.9999999999999999999',
+      '+5',
+      '-0',
+      '-1',
+      '1E1',
+      '9007199254740993',
+      '99999999999999999999',
+      '٣',
+    ]) {
       expect(parseQuery(read, `limit=${encodeURIComponent(form)}`)).toEqual({ limit: form });
     }
     expect(parseQuery(read, 'limit=9007199254740991')).toEqual({ limit: 9007199254740991 });
@@ -74,7 +88,11 @@ describe('strict query parsing', () => {
     const input = validateInput(read, { analysis: 'a' });
     expect(input.limit).toBe(3);
     expect(windowSpec(input, '30d')).toEqual({ kind: 'named', name: '30d' });
-    expect(windowSpec(validateInput(read, { analysis: 'a', from: '2024-02-29', to: '2024-03-01' }), '30d')).toEqual({ kind: 'custom', from: '2024-02-29', to: '2024-03-01' });
+    expect(windowSpec(validateInput(read, { analysis: 'a', from: '2024-02-29', to: '2024-03-01' }), '30d')).toEqual({
+      kind: 'custom',
+      from: '2024-02-29',
+      to: '2024-03-01',
+    });
   });
 });
 

@@ -1,11 +1,10 @@
 import * as z from 'zod';
-import { analysisParam, cursorParam, day, limitParam, timestamp, untrustedText, uuid } from '../contracts/common.js';
-import { decodeCursor, encodeCursor, type CursorBinding } from '../cursor.js';
 import { InvalidRequest, NotFound } from '../../errors.js';
-import { checkWindow, windowKey, windowParams, windowSpec, type WindowSpec } from '../windows.js';
-import { defineRead, type ReadContext, scopedAnalysis } from '../types.js';
 import { DAY_MS, isUuid } from '../../formats.js';
-
+import { analysisParam, cursorParam, day, limitParam, timestamp, untrustedText, uuid } from '../contracts/common.js';
+import { type CursorBinding, decodeCursor, encodeCursor } from '../cursor.js';
+import { defineRead, type ReadContext, scopedAnalysis } from '../types.js';
+import { checkWindow, type WindowSpec, windowKey, windowParams, windowSpec } from '../windows.js';
 
 const ANSWER_WINDOWS = ['7d', '14d', '30d', '90d', 'all'] as const;
 const DEFAULT_WINDOW = '30d';
@@ -77,11 +76,14 @@ const answerList = z
       .number()
       .int()
       .min(0)
-      .describe('Answers in the window, over all pages, counted at this call (answers captured today while paging raise it; paging stays stable, no answer is repeated or skipped).'),
+      .describe(
+        'Answers in the window, over all pages, counted at this call (answers captured today while paging raise it; paging stays stable, no answer is repeated or skipped).',
+      ),
   })
   .meta({
     id: 'answer_list',
-    description: 'Identifiers of captured answers in a calendar window, no text; paged with limit and a signed cursor in a stable keyset order.',
+    description:
+      'Identifiers of captured answers in a calendar window, no text; paged with limit and a signed cursor in a stable keyset order.',
   });
 
 interface ListRow {
@@ -129,14 +131,10 @@ export const listAnswers = defineRead({
     // captured_at DESC, id DESC), so page 100 reads as few rows as page 1; the total sums the per-day counts
     // of answer_days (004), O(days) instead of O(answers), and exact. Day arithmetic is done there too:
     // the day after `to` is always an ordinary date for PostgreSQL.
-    const [row] = await ctx.db.query<ListRow>('SELECT * FROM api_answers($1::uuid, $2::date, $3::date, $4::timestamptz, $5::uuid, $6::integer)', [
-      scopedAnalysis(ctx).id,
-      days.first,
-      days.last,
-      after?.at ?? null,
-      after?.id ?? null,
-      input.limit + 1,
-    ]);
+    const [row] = await ctx.db.query<ListRow>(
+      'SELECT * FROM api_answers($1::uuid, $2::date, $3::date, $4::timestamptz, $5::uuid, $6::integer)',
+      [scopedAnalysis(ctx).id, days.first, days.last, after?.at ?? null, after?.id ?? null, input.limit + 1],
+    );
     const rows = row?.items ?? [];
     const page = rows.slice(0, input.limit);
     const more = rows.length > input.limit;
@@ -145,7 +143,9 @@ export const listAnswers = defineRead({
       context: { window: { name: days.name, first_day: days.first, last_day: days.last } },
       items: page.map(({ at: _at, ...item }) => item),
       next_cursor:
-        more && last ? encodeCursor(ctx.cursorSecret, bound, { first: days.first, last: days.last, at: last.at, id: last.id } satisfies Position) : null,
+        more && last
+          ? encodeCursor(ctx.cursorSecret, bound, { first: days.first, last: days.last, at: last.at, id: last.id } satisfies Position)
+          : null,
       truncated: more,
       total: row?.total ?? 0,
     };
@@ -157,13 +157,24 @@ export const listAnswers = defineRead({
 
 const mention = z
   .object({
-    position: z.number().int().min(1).describe('Order of appearance of the brand in the answer, 1-based, without gaps. Never a character offset.'),
+    position: z
+      .number()
+      .int()
+      .min(1)
+      .describe('Order of appearance of the brand in the answer, 1-based, without gaps. Never a character offset.'),
     brand: untrustedText('the brand as named in the answer.'),
     kind: z
       .enum(['tracked', 'direct_competitor', 'indirect_competitor'])
-      .describe('tracked: the brand of the analysis; direct_competitor: a competitor configured on the analysis; indirect_competitor: a brand discovered in answers, not configured.'),
+      .describe(
+        'tracked: the brand of the analysis; direct_competitor: a competitor configured on the analysis; indirect_competitor: a brand discovered in answers, not configured.',
+      ),
     competitor_id: uuid.nullable().describe('The configured competitor, for direct competitors; null otherwise.'),
-    sentiment: z.number().min(-1).max(1).nullable().describe('Sentiment of this mention, -1 (negative) to 1 (positive); null when not scored.'),
+    sentiment: z
+      .number()
+      .min(-1)
+      .max(1)
+      .nullable()
+      .describe('Sentiment of this mention, -1 (negative) to 1 (positive); null when not scored.'),
   })
   .meta({ id: 'mention', description: 'A brand named in an answer.' });
 
@@ -194,7 +205,9 @@ const answerSchema = z
     mentions: z
       .array(mention)
       .nullable()
-      .describe('Brands named in the answer, in order of appearance. null: not extracted (see extraction.state); []: extracted, no brand named.'),
+      .describe(
+        'Brands named in the answer, in order of appearance. null: not extracted (see extraction.state); []: extracted, no brand named.',
+      ),
     citations: z
       .array(citation)
       .nullable()
@@ -236,7 +249,10 @@ export const getAnswer = defineRead({
   errors: ['analysis_not_found', 'not_found'],
   run: async (ctx, input) => {
     if (!isUuid(input.answer)) throw new NotFound('answer');
-    const [row] = await ctx.db.query<AnswerRow>('SELECT * FROM api_answer($1::uuid, $2::uuid)', [scopedAnalysis(ctx).id, input.answer.toLowerCase()]);
+    const [row] = await ctx.db.query<AnswerRow>('SELECT * FROM api_answer($1::uuid, $2::uuid)', [
+      scopedAnalysis(ctx).id,
+      input.answer.toLowerCase(),
+    ]);
     if (!row) throw new NotFound('answer');
     const extracted = row.extraction_state === 'extracted';
     return {
@@ -251,7 +267,11 @@ export const getAnswer = defineRead({
         ? (row.mentions ?? []).map((m) => ({
             position: m.position,
             brand: m.brand,
-            kind: m.is_tracked ? ('tracked' as const) : m.competitor_id !== null ? ('direct_competitor' as const) : ('indirect_competitor' as const),
+            kind: m.is_tracked
+              ? ('tracked' as const)
+              : m.competitor_id !== null
+                ? ('direct_competitor' as const)
+                : ('indirect_competitor' as const),
             competitor_id: m.competitor_id,
             sentiment: m.sentiment === null ? null : Number(m.sentiment),
           }))

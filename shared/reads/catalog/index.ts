@@ -1,7 +1,7 @@
+import type { ReadDef } from '../types.js';
 import { getAnswer, listAnswers } from './answers.js';
 import { listPrompts } from './prompts.js';
 import { getRun, listRuns } from './runs.js';
-import type { ReadDef } from '../types.js';
 
 /** The catalog family's part of the read table (reads 11-15). */
 export const catalogReads: readonly ReadDef[] = [listPrompts, listRuns, getRun, listAnswers, getAnswer];

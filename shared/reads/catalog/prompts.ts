@@ -9,7 +9,9 @@ const promptItem = z
     group: z
       .object({ id: uuid, name: z.string() })
       .nullable()
-      .describe('The prompt group it belongs to; null when the prompt is in no group (the reserved group word `none` of the group prompts read).'),
+      .describe(
+        'The prompt group it belongs to; null when the prompt is in no group (the reserved group word `none` of the group prompts read).',
+      ),
     language: z.string().describe('Language of the prompt, ISO 639-1.'),
     created_at: timestamp.describe('When the prompt was added to the analysis.'),
   })

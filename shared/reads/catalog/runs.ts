@@ -1,10 +1,9 @@
 import * as z from 'zod';
+import { NotFound } from '../../errors.js';
+import { isUuid } from '../../formats.js';
 import { analysisParam, limitParam, listOf } from '../contracts/common.js';
 import { runRef, type runState } from '../contracts/run.js';
-import { NotFound } from '../../errors.js';
 import { defineRead, scopedAnalysis } from '../types.js';
-import { isUuid } from '../../formats.js';
-
 
 // The engine lifecycle is that of shared/admin/migrations/002_measurements.sql (the run's: contracts/run.ts).
 export const engineState = z
@@ -41,14 +40,17 @@ const runSchema = runRef
           recipe: z
             .string()
             .nullable()
-            .describe('Extraction recipe that produced the mentions and citations of this engine’s answers; null while nothing is extracted, or when the engine failed before extraction.'),
+            .describe(
+              'Extraction recipe that produced the mentions and citations of this engine’s answers; null while nothing is extracted, or when the engine failed before extraction.',
+            ),
         }),
       )
       .describe('Per-engine progress, in the order of the analysis engines.'),
   })
   .meta({
     id: 'run',
-    description: 'One collection (run) of the analysis, with per-engine progress: state, expected, collected, extracted and failed answers, and extraction recipe.',
+    description:
+      'One collection (run) of the analysis, with per-engine progress: state, expected, collected, extracted and failed answers, and extraction recipe.',
   });
 
 interface EngineRow {
@@ -74,7 +76,13 @@ interface RunRow {
 const when = (d: Date | null) => (d === null ? null : d.toISOString());
 
 function times(r: RunRow) {
-  return { id: r.id, state: r.state, started_at: r.started_at.toISOString(), collected_at: when(r.collected_at), finished_at: when(r.finished_at) };
+  return {
+    id: r.id,
+    state: r.state,
+    started_at: r.started_at.toISOString(),
+    collected_at: when(r.collected_at),
+    finished_at: when(r.finished_at),
+  };
 }
 
 const countsOf = (e: EngineRow) => ({ expected: e.expected, collected: e.collected, extracted: e.extracted, failed: e.failed });
@@ -94,10 +102,17 @@ export const listRuns = defineRead({
     'Collection history, most recent start first: state, start, collection and finish times (null until reached), per-engine counts. Use it to see when data was collected. One page of at most limit runs (next_cursor always null); truncated says older runs exist. ' +
     `A run weighs about ${RUN_SIZE.engineBytes} bytes per engine, so a large page can exceed what an assistant reads: at ${RUN_SIZE.engines} engines ask for at most ${RUN_SIZE.limit}. get_run explains the states.`,
   input: z.strictObject({ analysis: analysisParam, limit: limitParam(100, 30) }),
-  output: listOf(runSummary, 'run_list', 'Runs of the analysis, most recent first; one page (next_cursor null, truncated when older runs exist).'),
+  output: listOf(
+    runSummary,
+    'run_list',
+    'Runs of the analysis, most recent first; one page (next_cursor null, truncated when older runs exist).',
+  ),
   errors: ['analysis_not_found', 'invalid_request'],
   run: async (ctx, input) => {
-    const rows = await ctx.db.query<RunRow & { total: number }>('SELECT * FROM api_runs($1::uuid, $2::integer)', [scopedAnalysis(ctx).id, input.limit]);
+    const rows = await ctx.db.query<RunRow & { total: number }>('SELECT * FROM api_runs($1::uuid, $2::integer)', [
+      scopedAnalysis(ctx).id,
+      input.limit,
+    ]);
     const total = rows[0]?.total ?? 0;
     return {
       items: rows.map((r) => ({
@@ -128,7 +143,10 @@ export const getRun = defineRead({
   run: async (ctx, input) => {
     const latest = input.run === 'latest';
     if (!latest && !isUuid(input.run)) throw new NotFound('run');
-    const [row] = await ctx.db.query<RunRow>('SELECT * FROM api_run($1::uuid, $2::uuid)', [scopedAnalysis(ctx).id, latest ? null : input.run.toLowerCase()]);
+    const [row] = await ctx.db.query<RunRow>('SELECT * FROM api_run($1::uuid, $2::uuid)', [
+      scopedAnalysis(ctx).id,
+      latest ? null : input.run.toLowerCase(),
+    ]);
     if (!row) throw new NotFound('run');
     const engines = row.engines ?? [];
     const sum = (k: 'expected' | 'collected' | 'extracted' | 'failed') => engines.reduce((s, e) => s + e[k], 0);

@@ -42,10 +42,7 @@ export function listOf<T extends z.ZodType>(item: T, id: string, description: st
   return z
     .object({
       items: z.array(item),
-      next_cursor: z
-        .string()
-        .nullable()
-        .describe('Cursor for the next page; null at the end, and always null on single-page reads.'),
+      next_cursor: z.string().nullable().describe('Cursor for the next page; null at the end, and always null on single-page reads.'),
       truncated: z.boolean().describe('True when more rows exist than were returned.'),
       total: z.number().int().min(0).describe('Total number of items, over all pages.'),
     })

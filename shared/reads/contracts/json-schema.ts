@@ -95,7 +95,9 @@ function tidy(value: unknown): unknown {
  */
 export function standalone(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
   const { root, defs, id } = convert(schema, io, '#/$defs/');
-  const others = Object.fromEntries(Object.entries(defs).filter(([name]) => name !== id || JSON.stringify(root).includes(`"#/$defs/${id}"`)));
+  const others = Object.fromEntries(
+    Object.entries(defs).filter(([name]) => name !== id || JSON.stringify(root).includes(`"#/$defs/${id}"`)),
+  );
   return Object.keys(others).length > 0 ? { ...root, $defs: others } : root;
 }
 
@@ -162,7 +164,11 @@ export function shareParts(
       allOf: [{ $ref: `${refPrefix}${base}` }],
       properties: own,
       ...(ownRequired.length > 0 ? { required: ownRequired } : {}),
-      ...(additionalProperties === false ? { unevaluatedProperties: false } : additionalProperties === undefined ? {} : { additionalProperties }),
+      ...(additionalProperties === false
+        ? { unevaluatedProperties: false }
+        : additionalProperties === undefined
+          ? {}
+          : { additionalProperties }),
       ...rest,
     };
   };
@@ -173,7 +179,9 @@ export function shareParts(
     if (!isSchema(value)) return value;
     const node = Object.fromEntries(
       Object.entries(value).map(([k, v]) =>
-        k === 'properties' && isSchema(v) ? [k, Object.fromEntries(Object.entries(v).map(([p, s]) => [p, walk(s, undefined, false)]))] : [k, walk(v, undefined, false)],
+        k === 'properties' && isSchema(v)
+          ? [k, Object.fromEntries(Object.entries(v).map(([p, s]) => [p, walk(s, undefined, false)]))]
+          : [k, walk(v, undefined, false)],
       ),
     ) as JsonSchema;
     return rewrite(node, top ? self : undefined);
@@ -205,7 +213,8 @@ export function closeReferences<T>(value: T, opened: ReadonlySet<string>, refPre
     if (!isSchema(v)) return v;
     const out = Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x, k === 'allOf')])) as JsonSchema;
     const ref = out.$ref;
-    if (!extended && typeof ref === 'string' && ref.startsWith(refPrefix) && opened.has(ref.slice(refPrefix.length))) out.unevaluatedProperties = false;
+    if (!extended && typeof ref === 'string' && ref.startsWith(refPrefix) && opened.has(ref.slice(refPrefix.length)))
+      out.unevaluatedProperties = false;
     return out;
   };
   return walk(value, false) as T;

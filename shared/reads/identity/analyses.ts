@@ -7,7 +7,9 @@ import { defineRead, scopedAnalysis } from '../types.js';
 const brandRef = z.object({ id: uuid, name: z.string() });
 const collectionState = z
   .enum(['never_collected', 'collected'])
-  .describe('never_collected: no collection has finished yet, so every figure read answers with null figures; collected: at least one collection finished.');
+  .describe(
+    'never_collected: no collection has finished yet, so every figure read answers with null figures; collected: at least one collection finished.',
+  );
 
 const analysisSummary = z
   .object({
@@ -55,7 +57,11 @@ export const listAnalyses = defineRead({
     const binding = { read: 'list_analyses', analysis: null, key: ctx.caller.key.id, window: '' };
     const after = input.cursor === undefined ? '' : z.string().parse(decodeCursor(ctx.cursorSecret, input.cursor, binding));
     const reach = ctx.caller.reach.map((a) => a.id);
-    const rows = await ctx.db.query<SummaryRow>('SELECT * FROM api_analyses($1::uuid[], $2::text, $3::integer)', [reach, after, input.limit + 1]);
+    const rows = await ctx.db.query<SummaryRow>('SELECT * FROM api_analyses($1::uuid[], $2::text, $3::integer)', [
+      reach,
+      after,
+      input.limit + 1,
+    ]);
     const page = rows.slice(0, input.limit);
     const more = rows.length > input.limit;
     const last = page[page.length - 1];
@@ -72,13 +78,21 @@ const analysisSchema = analysisSummary
   .extend({
     language: z.string().describe('Language of the prompts, ISO 639-1.'),
     country: z.string().describe('Market of the analysis, ISO 3166-1 alpha-2.'),
-    brand: brandRef.extend({ domain: z.string().nullable().describe('Web domain of the brand; null when none is configured.') }).describe('The tracked brand.'),
+    brand: brandRef
+      .extend({ domain: z.string().nullable().describe('Web domain of the brand; null when none is configured.') })
+      .describe('The tracked brand.'),
     owned_domains: z
       .array(z.string())
       .describe('Domains of the brand itself; citations to them make up source share. Empty: source share is null (no_owned_domains).'),
     engines: z.array(z.object({ key: z.string(), name: z.string() })).describe('AI engines the analysis is configured to query.'),
     competitors: z
-      .array(z.object({ id: uuid, name: z.string(), domain: z.string().nullable().describe('Web domain of the competitor; null when none is configured.') }))
+      .array(
+        z.object({
+          id: uuid,
+          name: z.string(),
+          domain: z.string().nullable().describe('Web domain of the competitor; null when none is configured.'),
+        }),
+      )
       .describe('Configured (direct) competitors. Indirect ones are discovered in answers; see the competitors read.'),
     prompts: z.number().int().min(0).describe('Number of prompts in the analysis.'),
     groups: z.number().int().min(0).describe('Number of prompt groups.'),
@@ -95,7 +109,13 @@ interface AnalysisRow extends SummaryRow {
   competitors: { id: string; name: string; domain: string | null }[] | null;
   prompts: number;
   groups: number;
-  latest_run: { id: string; state: 'collecting' | 'extracting' | 'finished' | 'failed'; started_at: string; collected_at: string | null; finished_at: string | null } | null;
+  latest_run: {
+    id: string;
+    state: 'collecting' | 'extracting' | 'finished' | 'failed';
+    started_at: string;
+    collected_at: string | null;
+    finished_at: string | null;
+  } | null;
 }
 
 const jsonTime = (s: string | null) => (s === null ? null : new Date(s).toISOString());

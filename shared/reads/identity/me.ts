@@ -29,7 +29,9 @@ export const meSchema = z
         .number()
         .int()
         .min(0)
-        .describe('Analyses the key reaches now (key scope ∩ its creator’s access), recomputed on every call; 0 is a valid key with an empty scope.'),
+        .describe(
+          'Analyses the key reaches now (key scope ∩ its creator’s access), recomputed on every call; 0 is a valid key with an empty scope.',
+        ),
     }),
   })
   .meta({ id: 'me', description: 'The calling key, its workspace, plan, budget and reach. Describes the key, not the data.' });

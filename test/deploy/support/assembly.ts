@@ -30,7 +30,9 @@ export interface Assembly {
 }
 
 export function readAssembly(dir: string, stacks: string[]): Assembly {
-  const templates = Object.fromEntries(stacks.map((s) => [s, JSON.parse(readFileSync(join(dir, `${s}.template.json`), 'utf8')) as Template]));
+  const templates = Object.fromEntries(
+    stacks.map((s) => [s, JSON.parse(readFileSync(join(dir, `${s}.template.json`), 'utf8')) as Template]),
+  );
   const functions: FunctionSpec[] = [];
   for (const [stack, t] of Object.entries(templates)) {
     for (const [logicalId, r] of Object.entries(t.Resources)) {
@@ -68,8 +70,9 @@ export interface LocalEquivalents {
  */
 export function resolveValue(a: Assembly, stack: string, value: unknown, local: LocalEquivalents): string {
   if (typeof value === 'string') {
-    return value.replace(/\{\{resolve:secretsmanager:(arn:[^:]+:secretsmanager:[^:]+:\d+:secret:[^:]+):SecretString:[^:]*:[^:]*:[^}]*\}\}/g, (_m, arn: string) =>
-      local.secretValue(arn),
+    return value.replace(
+      /\{\{resolve:secretsmanager:(arn:[^:]+:secretsmanager:[^:]+:\d+:secret:[^:]+):SecretString:[^:]*:[^:]*:[^}]*\}\}/g,
+      (_m, arn: string) => local.secretValue(arn),
     );
   }
   const o = value as Json;

@@ -1,6 +1,6 @@
-import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, request, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { verifySigned, type Signer } from '../../support/sigv4.js';
+import { type Signer, verifySigned } from '../../support/sigv4.js';
 
 /**
  * AWS itself, mocked at the SDK boundary only: small HTTP endpoints speaking the wire protocol of the
@@ -77,7 +77,9 @@ export interface LambdaStandIn {
  * Lambda's Invoke (POST /2015-03-31/functions/<name>/invocations, RequestResponse): runs the named
  * function and answers its result, or X-Amz-Function-Error with {errorType, errorMessage} as Lambda does.
  */
-export async function startLambda(run: (name: string, payload: unknown) => Promise<{ ok: boolean; result?: unknown; errorType?: string; errorMessage?: string }>): Promise<LambdaStandIn> {
+export async function startLambda(
+  run: (name: string, payload: unknown) => Promise<{ ok: boolean; result?: unknown; errorType?: string; errorMessage?: string }>,
+): Promise<LambdaStandIn> {
   const { url, server } = await listen(async (req, res) => {
     const m = /^\/2015-03-31\/functions\/([^/]+)\/invocations/.exec(req.url ?? '');
     if (req.method !== 'POST' || !m) {
@@ -113,7 +115,10 @@ export async function startSignedFront(upstream: string, signer: Signer): Promis
   const target = new URL(upstream);
   const { url, server } = await listen(async (req, res) => {
     const text = await body(req);
-    const problem = await verifySigned({ method: req.method ?? '', path: req.url ?? '/', headers: req.headers as Record<string, string>, body: text }, signer);
+    const problem = await verifySigned(
+      { method: req.method ?? '', path: req.url ?? '/', headers: req.headers as Record<string, string>, body: text },
+      signer,
+    );
     if (problem) {
       state.refused.push(problem);
       res.writeHead(403, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-errortype': 'InvalidSignatureException' });
@@ -122,10 +127,13 @@ export async function startSignedFront(upstream: string, signer: Signer): Promis
     }
     state.verified += 1;
     await new Promise<void>((resolve, reject) => {
-      const out = request({ hostname: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res).on('finish', resolve);
-      });
+      const out = request(
+        { hostname: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res).on('finish', resolve);
+        },
+      );
       out.on('error', reject);
       out.end(text);
     });

@@ -22,8 +22,21 @@ export async function makeCertificates(servers: Record<string, string[]>): Promi
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
   const caFile = join(dir, 'ca.pem');
   await run('openssl', [
-    'req', '-x509', ...ec, '-keyout', join(dir, 'ca.key'), '-out', caFile, '-days', '2', '-subj', '/CN=Rehearsal stand-in CA',
-    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign',
+    'req',
+    '-x509',
+    ...ec,
+    '-keyout',
+    join(dir, 'ca.key'),
+    '-out',
+    caFile,
+    '-days',
+    '2',
+    '-subj',
+    '/CN=Rehearsal stand-in CA',
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
   ]);
   const made: Record<string, { cert: string; key: string }> = {};
   for (const [name, sans] of Object.entries(servers)) {
@@ -31,9 +44,28 @@ export async function makeCertificates(servers: Record<string, string[]>): Promi
     const csr = join(dir, `${name}.csr`);
     const cert = join(dir, `${name}.pem`);
     const ext = join(dir, `${name}.ext`);
-    await writeFile(ext, `subjectAltName=${sans.join(',')}\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature\nextendedKeyUsage=serverAuth\n`);
+    await writeFile(
+      ext,
+      `subjectAltName=${sans.join(',')}\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature\nextendedKeyUsage=serverAuth\n`,
+    );
     await run('openssl', ['req', ...ec, '-keyout', key, '-out', csr, '-subj', `/CN=${name}`]);
-    await run('openssl', ['x509', '-req', '-in', csr, '-CA', caFile, '-CAkey', join(dir, 'ca.key'), '-CAcreateserial', '-out', cert, '-days', '2', '-extfile', ext]);
+    await run('openssl', [
+      'x509',
+      '-req',
+      '-in',
+      csr,
+      '-CA',
+      caFile,
+      '-CAkey',
+      join(dir, 'ca.key'),
+      '-CAcreateserial',
+      '-out',
+      cert,
+      '-days',
+      '2',
+      '-extfile',
+      ext,
+    ]);
     made[name] = { cert, key };
   }
   return {

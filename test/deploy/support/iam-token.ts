@@ -36,7 +36,8 @@ export function verifyIamToken(token: string, want: TokenExpectation): string | 
   if (get('X-Amz-SignedHeaders') !== 'host') return 'signed headers are not exactly host';
   const [keyId, date, region, service, terminator] = get('X-Amz-Credential').split('/');
   if (keyId !== want.accessKeyId) return 'unknown access key';
-  if (region !== want.region || service !== 'rds-db' || terminator !== 'aws4_request') return `scope ${date}/${region}/${service} is not ${want.region}/rds-db`;
+  if (region !== want.region || service !== 'rds-db' || terminator !== 'aws4_request')
+    return `scope ${date}/${region}/${service} is not ${want.region}/rds-db`;
   if ((want.sessionToken ?? '') !== get('X-Amz-Security-Token')) return 'session token mismatch';
   const amzDate = get('X-Amz-Date');
   const signedAt = Date.parse(amzDate.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/, '$1-$2-$3T$4:$5:$6Z'));

@@ -128,7 +128,10 @@ function parseStartup(p: Buffer): Record<string, string> {
 }
 
 /** Logs in upstream (trust, or a cleartext password if asked), runs the init query, returns what the client must see. */
-async function openUpstream(opts: FrontOptions, params: Record<string, string>): Promise<{ socket: net.Socket; reader: Reader; greeting: Buffer[]; initQuery: boolean }> {
+async function openUpstream(
+  opts: FrontOptions,
+  params: Record<string, string>,
+): Promise<{ socket: net.Socket; reader: Reader; greeting: Buffer[]; initQuery: boolean }> {
   const socket = net.connect(opts.upstream.port, opts.upstream.host);
   await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
   const reader = new Reader(socket);

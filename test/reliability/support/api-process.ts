@@ -1,6 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { LOCAL_CURSOR_SECRET, freshTableName } from '../../harness/stack.js';
+import { freshTableName, LOCAL_CURSOR_SECRET } from '../../harness/stack.js';
 import { createBudgetTable } from '../../harness/stores.js';
 
 /** Where the global setup writes the bundled API server (test/reliability/support/api-server.ts). */

@@ -1,6 +1,6 @@
-import type { LocalApi } from '../../harness/stack.js';
 import type { ReadDef } from '../../../shared/reads/types.js';
-import { rawRequest, type RawReply } from './raw-http.js';
+import type { LocalApi } from '../../harness/stack.js';
+import { type RawReply, rawRequest } from './raw-http.js';
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -29,7 +29,8 @@ export function contractProblems(reply: RawReply, read: ReadDef | undefined): st
     return p;
   }
   const body = reply.body;
-  if (!body || typeof body !== 'object' || Object.keys(body).join() !== 'error') p.push(`not the error envelope: ${reply.text.slice(0, 200)}`);
+  if (!body || typeof body !== 'object' || Object.keys(body).join() !== 'error')
+    p.push(`not the error envelope: ${reply.text.slice(0, 200)}`);
   else {
     const e = body.error;
     const keys = Object.keys(e).sort().join();
@@ -58,10 +59,12 @@ export function headerProblems(reply: RawReply): string[] {
 /** The refusal of a store or counter that did not answer: no data, no budget spent or shown. */
 export function unavailableProblems(reply: RawReply, code: 'upstream_timeout' | 'rate_limit_unavailable', boundMs: number): string[] {
   const p = contractProblems(reply, undefined);
-  if (reply.status !== 503 || reply.body?.error?.code !== code) p.push(`expected 503 ${code}, got ${reply.status} ${reply.body?.error?.code}`);
+  if (reply.status !== 503 || reply.body?.error?.code !== code)
+    p.push(`expected 503 ${code}, got ${reply.status} ${reply.body?.error?.code}`);
   const retryAfter = reply.header('retry-after');
   // Retry-After, when present, is a small whole number of seconds: enough for Aurora to wake (~20 s).
-  if (retryAfter !== undefined && !(/^\d+$/.test(retryAfter) && Number(retryAfter) >= 1 && Number(retryAfter) <= 60)) p.push(`retry-after ${retryAfter}`);
+  if (retryAfter !== undefined && !(/^\d+$/.test(retryAfter) && Number(retryAfter) >= 1 && Number(retryAfter) <= 60))
+    p.push(`retry-after ${retryAfter}`);
   if (reply.ms > boundMs) p.push(`answered in ${Math.round(reply.ms)} ms, bound ${boundMs} ms`);
   if (reply.headers['x-ratelimit-remaining']) p.push('budget headers on a refusal decided before the budget');
   return p;

@@ -111,7 +111,9 @@ export function summarise(all: FileFigures[], expectedFiles: readonly string[]):
   const largest = all.find((f) => f.maxResponseBytes === maxBytes)?.largest ?? '';
   const peak = Math.max(0, ...all.map((f) => f.peakRssBytes));
   const report = [
-    `property battery: ${cases} cases (${Object.entries(byClass).map(([k, n]) => `${k} ${n}`).join(', ')}), ${responses} responses`,
+    `property battery: ${cases} cases (${Object.entries(byClass)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ')}), ${responses} responses`,
     `  5xx: ${fiveXX}; crashes: ${crashes}; ERROR lines of the API processes: ${errorLines}`,
     `  largest response: ${maxBytes} bytes (${mb(maxBytes)}; limit ${mb(MAX_RESPONSE_BYTES)}): ${largest}`,
     `  RSS of the API process, listening → peak: ${all.map((f) => `${f.file} ${mb(f.startRssBytes)} → ${mb(f.peakRssBytes)}`).join(', ')} (bound ${mb(MAX_PEAK_RSS_BYTES)})`,
@@ -119,7 +121,8 @@ export function summarise(all: FileFigures[], expectedFiles: readonly string[]):
   ].join('\n');
   const failures: string[] = [];
   // The total holds for the battery as configured: all property files, run counts not overridden.
-  const complete = expectedFiles.every((name) => all.some((f) => f.file === name)) && !Object.keys(process.env).some((k) => k.startsWith('FC_RUNS_'));
+  const complete =
+    expectedFiles.every((name) => all.some((f) => f.file === name)) && !Object.keys(process.env).some((k) => k.startsWith('FC_RUNS_'));
   if (complete && cases < MIN_CASES) failures.push(`${cases} cases, fewer than ${MIN_CASES}`);
   if (fiveXX > 0) failures.push(`${fiveXX} responses 5xx`);
   if (crashes > 0) failures.push(`${crashes} API processes crashed`);

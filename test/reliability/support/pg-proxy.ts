@@ -1,5 +1,5 @@
-import { createServer, connect, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 
 /**
  * A TCP proxy between the API and PostgreSQL, standing in for the network and for a store that

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { type LocalBudgetStore, type LocalStore, startBudgetStore, startStore } from '../../harness/stores.js';
 import { API_BUNDLE_ENV } from './api-process.js';
 import { FIGURES_DIR_ENV, readFigures, summarise } from './figures.js';
-import { startBudgetStore, startStore, type LocalBudgetStore, type LocalStore } from '../../harness/stores.js';
 
 /** The machine's PostgreSQL server (trust auth). The battery only ever creates and drops its own databases. */
 export const SERVER_URL = process.env.RELIABILITY_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';

@@ -1,7 +1,7 @@
 import pg from 'pg';
-import type { ReadDef } from '../../../shared/reads/types.js';
-import { matchPath, routes, type Route } from '../../../shared/http/routes.js';
 import type { DemoManifest } from '../../../shared/admin/demo.js';
+import { matchPath, type Route, routes } from '../../../shared/http/routes.js';
+import type { ReadDef } from '../../../shared/reads/types.js';
 
 /**
  * Concrete values for the path parameters of whatever reads the table holds at the time of the run, so the
@@ -47,11 +47,14 @@ export async function outsideReach(adminUrl: string, reachIds: string[]): Promis
   const db = new pg.Client({ connectionString: adminUrl });
   await db.connect();
   try {
-    const out = (await db.query<{ id: string; slug: string }>('SELECT id::text, slug FROM analyses WHERE NOT (id = ANY($1::uuid[]))', [reachIds])).rows;
+    const out = (
+      await db.query<{ id: string; slug: string }>('SELECT id::text, slug FROM analyses WHERE NOT (id = ANY($1::uuid[]))', [reachIds])
+    ).rows;
     const analysisIds = out.map((r) => r.id);
     const ids = new Set(analysisIds);
     for (const table of ['runs', 'answers', 'prompts', 'prompt_groups', 'competitors']) {
-      const rows = (await db.query<{ id: string }>(`SELECT id::text FROM ${table} WHERE analysis_id = ANY($1::uuid[])`, [analysisIds])).rows;
+      const rows = (await db.query<{ id: string }>(`SELECT id::text FROM ${table} WHERE analysis_id = ANY($1::uuid[])`, [analysisIds]))
+        .rows;
       for (const r of rows) ids.add(r.id);
     }
     return { ids, slugs: out.map((r) => r.slug) };
