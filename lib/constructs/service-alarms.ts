@@ -17,7 +17,7 @@ export const LOGGED_ERROR_METRICS = {
   upstream_timeout: 'UpstreamTimeouts',
 } as const;
 
-/** Matches the one request log line of a call that ended with this error code (shared/middleware/envelope.ts). */
+/** Matches the one request log line of a call that ended with this error code (shared/middleware/request-log.ts). */
 export function requestLineWith(code: string): logs.IFilterPattern {
   return logs.FilterPattern.all(
     logs.FilterPattern.stringValue('$.message', '=', 'request'),

@@ -12,7 +12,7 @@ export const dynamoEndpoint = (): string => process.env.TEST_DYNAMODB_ENDPOINT a
 
 /**
  * An API on top of the shared stores, with its own budget table so that files do not spend each
- * other's budget. `overrides` are environment values (see shared/config.ts).
+ * other's budget. `overrides` are environment values (see shared/config/service.ts).
  */
 export async function startTestApi(overrides: Record<string, string> = {}): Promise<LocalApi> {
   // Before any request is in flight, so call()'s checks never compile inside a burst (see openapi.ts).

@@ -29,7 +29,7 @@ function procStatusBytes(pid: number, field: 'VmHWM' | 'VmRSS'): number {
 
 /**
  * Starts the bundled API in its own Node process on the battery's stores (the same environment names
- * as startTestApi), with its own budget table. `overrides` are environment values (shared/config.ts).
+ * as startTestApi), with its own budget table. `overrides` are environment values (shared/config/service.ts).
  */
 export async function startApiProcess(overrides: Record<string, string> = {}): Promise<ApiProcess> {
   const bundle = process.env[API_BUNDLE_ENV];
