@@ -1,6 +1,5 @@
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import pg from 'pg';
-import { adminClientConfig } from '../scripts/admin-connection.js';
 import {
   ADMIN_USAGE,
   type AdminOutcome,
@@ -9,7 +8,8 @@ import {
   parseAdminArgs,
   refusalOf,
   runAdminCommand,
-} from '../shared/admin/commands.js';
+} from '#shared/admin/commands.js';
+import { adminClientConfig } from '../scripts/admin-connection.js';
 
 /**
  * `npm run admin -- <command>` (and `npm run keys -- <key command>`). Two ways to the store, same commands:

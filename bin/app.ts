@@ -1,6 +1,6 @@
 import { App } from 'aws-cdk-lib';
+import { reads } from '#shared/reads/registry.js';
 import { buildService } from '../lib/service.js';
-import { reads } from '../shared/reads/registry.js';
 
 // The stage and all of its settings come from context: `-c stage=prod`, cdk.json `stages.prod`.
 const app = new App();

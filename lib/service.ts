@@ -1,6 +1,6 @@
 import { type App, Tags, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import type { ReadDef } from '../shared/reads/types.js';
+import type { ReadDef } from '#shared/reads/types.js';
 import { loadStageConfig, type StageConfig, shouldBundle } from './config.js';
 import { StatefulStack } from './stateful-stack.js';
 import { StatelessStack } from './stateless-stack.js';

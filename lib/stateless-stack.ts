@@ -1,7 +1,7 @@
 import { CfnOutput, Duration, SecretValue, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import type { ReadDef } from '../shared/reads/types.js';
-import { FAMILIES } from '../shared/reads/types.js';
+import type { ReadDef } from '#shared/reads/types.js';
+import { FAMILIES } from '#shared/reads/types.js';
 import type { StageConfig } from './config.js';
 import { READER_DB_USER } from './constructs/measurement-store.js';
 import { ReadApi, type RouteTarget } from './constructs/read-api.js';

@@ -1,8 +1,9 @@
 // esbuild bundles the JSON into the function; no file to ship beside it.
+
+import { baseConfig } from '#shared/config/base.js';
+import { openapiHandler } from '#shared/http/openapi-handler.js';
+import { serializeOpenApi } from '#shared/http/serialize-openapi.js';
 import document from '../../openapi/openapi.json' with { type: 'json' };
-import { baseConfig } from '../../shared/config/base.js';
-import { openapiHandler } from '../../shared/http/openapi-handler.js';
-import { serializeOpenApi } from '../../shared/http/serialize-openapi.js';
 
 // openapi.json is written by serializeOpenApi, so serializing its parse gives back the same bytes
 // (test/openapi/document.test.ts checks it on the bundled function).

@@ -7,9 +7,9 @@ import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { BASE_PATH } from '../../shared/http/paths.js';
-import { DEFAULT_TARGET, type Target } from '../../shared/http/routes.js';
-import type { ReadDef } from '../../shared/reads/types.js';
+import { BASE_PATH } from '#shared/http/paths.js';
+import { DEFAULT_TARGET, type Target } from '#shared/http/routes.js';
+import type { ReadDef } from '#shared/reads/types.js';
 
 /** Every function behind the gateway (shared/http/routes.ts): the read families, mcp and openapi. */
 export type RouteTarget = Target;

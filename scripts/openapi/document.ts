@@ -1,9 +1,9 @@
 import * as z from 'zod';
-import { AUTH_REALM } from '../../shared/errors.js';
-import { BASE_PATH } from '../../shared/http/paths.js';
-import { closeReferences, convert, type JsonSchema, shareParts } from '../../shared/reads/contracts/json-schema.js';
-import { reads as table } from '../../shared/reads/registry.js';
-import { type Family, isScoped, pathParams, type ReadDef } from '../../shared/reads/types.js';
+import { AUTH_REALM } from '#shared/errors.js';
+import { BASE_PATH } from '#shared/http/paths.js';
+import { closeReferences, convert, type JsonSchema, shareParts } from '#shared/reads/contracts/json-schema.js';
+import { reads as table } from '#shared/reads/registry.js';
+import { type Family, isScoped, pathParams, type ReadDef } from '#shared/reads/types.js';
 import { errorSchema } from './error-contract.js';
 import { COMMON_CODES, errorCode } from './errors.js';
 

@@ -14,7 +14,7 @@ import {
   RateLimitUnavailable,
   Unauthorized,
   UpstreamTimeout,
-} from '../../shared/errors.js';
+} from '#shared/errors.js';
 
 export interface ErrorCode {
   code: string;

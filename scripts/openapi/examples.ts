@@ -1,4 +1,4 @@
-import type { DemoManifest } from '../../shared/admin/demo.js';
+import type { DemoManifest } from '#shared/admin/demo.js';
 import type { Examples } from './document.js';
 
 /**

@@ -3,7 +3,7 @@ import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
-import { reads as allReads } from '../../shared/reads/registry.js';
+import { reads as allReads } from '#shared/reads/registry.js';
 import { toApiGatewayEvent } from '../harness/adapter.js';
 import { freshTableName, LOCAL_CURSOR_SECRET } from '../harness/stack.js';
 import { createBudgetTable, startBudgetStore } from '../harness/stores.js';

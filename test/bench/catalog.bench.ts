@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { migrate } from '../../shared/admin/migrate.js';
+import { migrate } from '#shared/admin/migrate.js';
 import { largeManifest, seedLarge } from '../fixtures/large-dataset.js';
 import { benchApi, measure, serverDatabase, stats, table, withUser } from './harness.js';
 

@@ -1,4 +1,4 @@
-import { migrate } from '../../shared/admin/migrate.js';
+import { migrate } from '#shared/admin/migrate.js';
 import { largeManifest, seedLarge } from '../fixtures/large-dataset.js';
 import { benchApi, getter, measure, type Stats, serverDatabase, table, withUser } from './harness.js';
 

@@ -1,6 +1,6 @@
 import pg from 'pg';
-import { migrate } from '../../shared/admin/migrate.js';
-import type { Queryable } from '../../shared/store/queryable.js';
+import { migrate } from '#shared/admin/migrate.js';
+import type { Queryable } from '#shared/store/queryable.js';
 import { freshTableName, type LocalApi, localConfig, startApi } from '../harness/stack.js';
 import { createBudgetTable, type LocalBudgetStore, type LocalStore, startBudgetStore, startStore, withUser } from '../harness/stores.js';
 

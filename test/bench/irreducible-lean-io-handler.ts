@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { createDynamoDb } from '../../shared/aws/dynamodb.js';
+import { createDynamoDb } from '#shared/aws/dynamodb.js';
 import { counterUpdate, reply } from './irreducible-reply.js';
 
 /**

@@ -5,7 +5,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { migrate } from '../../shared/admin/migrate.js';
+import { migrate } from '#shared/admin/migrate.js';
 import { largeManifest, seedLarge } from '../fixtures/large-dataset.js';
 import { type LocalApi, localConfig, startApi } from '../harness/stack.js';
 import { measure, serverDatabase, stats, table, withUser } from './harness.js';

@@ -1,8 +1,8 @@
 import * as z from 'zod';
-import { migrate } from '../../shared/admin/migrate.js';
-import { reads } from '../../shared/reads/registry.js';
-import { pathParams } from '../../shared/reads/types.js';
-import { MAX_WINDOW_DAYS } from '../../shared/reads/windows.js';
+import { migrate } from '#shared/admin/migrate.js';
+import { reads } from '#shared/reads/registry.js';
+import { pathParams } from '#shared/reads/types.js';
+import { MAX_WINDOW_DAYS } from '#shared/reads/windows.js';
 import { largeManifest, seedLarge } from '../fixtures/large-dataset.js';
 import { benchApi, serverDatabase, table, withUser } from './harness.js';
 

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, describe, expect, test } from '@jest/globals';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
-import { createServices } from '../../shared/store/services.js';
+import { createServices } from '#shared/store/services.js';
 import { toApiGatewayEvent } from '../harness/adapter.js';
 import { createHandlers } from '../harness/handlers.js';
 import { localConfig } from '../harness/stack.js';

@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, test } from '@jest/globals';
 import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { restHandler } from '../../shared/http/rest.js';
-import { readsByFamily } from '../../shared/reads/registry.js';
-import { createServices } from '../../shared/store/services.js';
+import { restHandler } from '#shared/http/rest.js';
+import { readsByFamily } from '#shared/reads/registry.js';
+import { createServices } from '#shared/store/services.js';
 import { type LambdaHandler, toApiGatewayEvent } from '../harness/adapter.js';
 import { freshTableName, localConfig } from '../harness/stack.js';
 import { createBudgetTable } from '../harness/stores.js';

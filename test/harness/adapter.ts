@@ -2,9 +2,9 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, STATUS_CODES } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { type ApiError, errorBody, HeadersTooLarge, MalformedRequest, PayloadTooLarge } from '../../shared/errors.js';
-import { DEFAULT_ROUTE_KEY, DEFAULT_TARGET, matchPath, routeKey, routes, type Target } from '../../shared/http/routes.js';
-import { baseHeaders } from '../../shared/middleware/response-headers.js';
+import { type ApiError, errorBody, HeadersTooLarge, MalformedRequest, PayloadTooLarge } from '#shared/errors.js';
+import { DEFAULT_ROUTE_KEY, DEFAULT_TARGET, matchPath, routeKey, routes, type Target } from '#shared/http/routes.js';
+import { baseHeaders } from '#shared/middleware/response-headers.js';
 
 export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 export type Handlers = Record<Target, LambdaHandler>;

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { openapiHandler } from '../../shared/http/openapi-handler.js';
-import { restHandler } from '../../shared/http/rest.js';
-import { OPENAPI_FILE } from '../../shared/http/serialize-openapi.js';
-import { mcpHandler } from '../../shared/mcp/handler.js';
-import { readsByFamily } from '../../shared/reads/registry.js';
-import type { Services } from '../../shared/store/services.js';
+import { openapiHandler } from '#shared/http/openapi-handler.js';
+import { restHandler } from '#shared/http/rest.js';
+import { OPENAPI_FILE } from '#shared/http/serialize-openapi.js';
+import { mcpHandler } from '#shared/mcp/handler.js';
+import { readsByFamily } from '#shared/reads/registry.js';
+import type { Services } from '#shared/store/services.js';
 import type { Handlers, LambdaHandler } from './adapter.js';
 
 /** The committed document, read as bytes: locally too, /openapi.json serves the file, not a rebuild. */

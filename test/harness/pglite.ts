@@ -1,6 +1,6 @@
 import { PGlite } from '@electric-sql/pglite';
-import { migrate } from '../../shared/admin/migrate.js';
-import type { Queryable } from '../../shared/store/queryable.js';
+import { migrate } from '#shared/admin/migrate.js';
+import type { Queryable } from '#shared/store/queryable.js';
 
 export interface Store {
   pg: PGlite;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { type Config, parseConfig } from '../../shared/config/service.js';
-import { createServices, type Services } from '../../shared/store/services.js';
+import { type Config, parseConfig } from '#shared/config/service.js';
+import { createServices, type Services } from '#shared/store/services.js';
 import { type LocalPages, startHttp } from './adapter.js';
 import { createHandlers } from './handlers.js';
 

@@ -4,9 +4,9 @@ import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import dynalite from 'dynalite';
 import pg from 'pg';
-import { type DemoManifest, seedDemo } from '../../shared/admin/demo.js';
-import { migrate } from '../../shared/admin/migrate.js';
-import type { Queryable } from '../../shared/store/queryable.js';
+import { type DemoManifest, seedDemo } from '#shared/admin/demo.js';
+import { migrate } from '#shared/admin/migrate.js';
+import type { Queryable } from '#shared/store/queryable.js';
 
 export const READER_ROLE = 'geo_reader';
 

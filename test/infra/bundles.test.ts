@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import { build } from 'esbuild';
-import { FAMILIES } from '../../shared/reads/types.js';
+import { FAMILIES } from '#shared/reads/types.js';
 
 /**
  * Each family Lambda bundles its own part of the read table and nothing of the others (issue 13): the

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
+import { parseConfig } from '#shared/config/service.js';
+import { createPool } from '#shared/store/db.js';
 import { CALL_MARGIN_MS, CLIENT_STATEMENT_GRACE_MS, loadStageConfig, worstCallMs } from '../../lib/config.js';
-import { parseConfig } from '../../shared/config/service.js';
-import { createPool } from '../../shared/store/db.js';
 import { cdkJsonContext } from './support.js';
 
 const ctx = (values: Record<string, unknown>) => ({ tryGetContext: (k: string) => values[k] });

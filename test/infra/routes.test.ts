@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
-import { DEFAULT_ROUTE_KEY, routeKey, routes as sharedRoutes } from '../../shared/http/routes.js';
-import { reads } from '../../shared/reads/registry.js';
-import { FAMILIES } from '../../shared/reads/types.js';
+import { DEFAULT_ROUTE_KEY, routeKey, routes as sharedRoutes } from '#shared/http/routes.js';
+import { reads } from '#shared/reads/registry.js';
+import { FAMILIES } from '#shared/reads/types.js';
 import { CONTRACT_PATHS, type Resources, resources, synth } from './support.js';
 
 /** Logical id prefix of each function in the stateless stack (construct ids in lib/stateless-stack.ts). */

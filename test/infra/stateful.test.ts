@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
-import { parseConfig } from '../../shared/config/service.js';
-import { createPool } from '../../shared/store/db.js';
+import { parseConfig } from '#shared/config/service.js';
+import { createPool } from '#shared/store/db.js';
 import { importStage, resources, synth } from './support.js';
 
 describe('stateful stack (created store)', () => {

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { reads } from '#shared/reads/registry.js';
 import { PROJECT_ROOT } from '../../lib/constructs/service-function.js';
 import { buildService, type Service } from '../../lib/service.js';
-import { reads } from '../../shared/reads/registry.js';
 
 /** The context of cdk.json, so tests exercise the stage configurations that are really deployed. */
 export const cdkJsonContext = (JSON.parse(readFileSync(join(PROJECT_ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> })

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { getAnswer } from '../../shared/reads/catalog/answers.js';
-import type { Queryable } from '../../shared/store/queryable.js';
+import { getAnswer } from '#shared/reads/catalog/answers.js';
+import type { Queryable } from '#shared/store/queryable.js';
 import { freshTableName, type LocalApi, localConfig, startApi } from '../harness/stack.js';
 import { createBudgetTable, type LocalStore } from '../harness/stores.js';
 import { unwrapUntrusted } from '../mcp/args.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { meSchema } from '../../shared/reads/identity/me.js';
-import { secondsToMinuteEnd } from '../../shared/store/budget.js';
+import { meSchema } from '#shared/reads/identity/me.js';
+import { secondsToMinuteEnd } from '#shared/store/budget.js';
 import { ZERO_PLAN_ANALYSIS, ZERO_PLAN_SECRET } from '../fixtures/zero-plan.js';
 import type { LocalApi } from '../harness/stack.js';
 import { freshTableName } from '../harness/stack.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import pg from 'pg';
 import type { z } from 'zod';
-import { listAnswers } from '../../shared/reads/catalog/answers.js';
+import { listAnswers } from '#shared/reads/catalog/answers.js';
 import type { LocalApi } from '../harness/stack.js';
 import { call, expectError, expectServed, manifest, readerUrl, startTestApi } from '../support/api.js';
 

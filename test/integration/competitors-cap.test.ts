@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { listCompetitors } from '../../shared/reads/figures/competitors.js';
+import { listCompetitors } from '#shared/reads/figures/competitors.js';
 import { CROWD_ANALYSIS, CROWD_INDIRECT, CROWD_SECRET } from '../fixtures/crowd.js';
 import type { LocalApi } from '../harness/stack.js';
 import { unwrapUntrusted } from '../mcp/args.js';

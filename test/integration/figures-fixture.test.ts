@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { z } from 'zod';
-import { listCompetitors } from '../../shared/reads/figures/competitors.js';
-import { listEngines } from '../../shared/reads/figures/engines.js';
-import { listGroupPrompts, listGroups } from '../../shared/reads/figures/groups.js';
-import { getMetrics } from '../../shared/reads/figures/metrics.js';
-import { listSources } from '../../shared/reads/figures/sources.js';
-import { getMetricsTimeseries } from '../../shared/reads/figures/timeseries.js';
+import { listCompetitors } from '#shared/reads/figures/competitors.js';
+import { listEngines } from '#shared/reads/figures/engines.js';
+import { listGroupPrompts, listGroups } from '#shared/reads/figures/groups.js';
+import { getMetrics } from '#shared/reads/figures/metrics.js';
+import { listSources } from '#shared/reads/figures/sources.js';
+import { getMetricsTimeseries } from '#shared/reads/figures/timeseries.js';
 import { FIG_ANALYSIS, FIG_IDS, FIG_NOOWNED, FIG_SECRET } from '../fixtures/figures.js';
 import type { LocalApi } from '../harness/stack.js';
 import { call, expectError, expectServed, startTestApi } from '../support/api.js';

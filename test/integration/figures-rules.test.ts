@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import pg from 'pg';
 import type { z } from 'zod';
-import { listCompetitors } from '../../shared/reads/figures/competitors.js';
-import { listEngines } from '../../shared/reads/figures/engines.js';
-import { listGroupPrompts, listGroups } from '../../shared/reads/figures/groups.js';
-import { getMetrics } from '../../shared/reads/figures/metrics.js';
-import { listSources } from '../../shared/reads/figures/sources.js';
-import { getMetricsTimeseries } from '../../shared/reads/figures/timeseries.js';
+import { listCompetitors } from '#shared/reads/figures/competitors.js';
+import { listEngines } from '#shared/reads/figures/engines.js';
+import { listGroupPrompts, listGroups } from '#shared/reads/figures/groups.js';
+import { getMetrics } from '#shared/reads/figures/metrics.js';
+import { listSources } from '#shared/reads/figures/sources.js';
+import { getMetricsTimeseries } from '#shared/reads/figures/timeseries.js';
 import type { LocalApi } from '../harness/stack.js';
 import { call, expectError, expectServed, manifest, readerUrl, startTestApi } from '../support/api.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { listGroupPrompts, listGroups } from '../../shared/reads/figures/groups.js';
-import { getMetrics } from '../../shared/reads/figures/metrics.js';
-import { getMetricsTimeseries } from '../../shared/reads/figures/timeseries.js';
+import { listGroupPrompts, listGroups } from '#shared/reads/figures/groups.js';
+import { getMetrics } from '#shared/reads/figures/metrics.js';
+import { getMetricsTimeseries } from '#shared/reads/figures/timeseries.js';
 import {
   HISTORY_ANALYSIS,
   HISTORY_KEYS,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { listAnalyses } from '../../shared/reads/identity/analyses.js';
+import { listAnalyses } from '#shared/reads/identity/analyses.js';
 import type { LocalApi } from '../harness/stack.js';
 import { call, expectError, expectServed, manifest, startTestApi } from '../support/api.js';
 

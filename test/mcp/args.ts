@@ -1,8 +1,8 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { UNTRUSTED_KEY } from '../../shared/mcp/schema.js';
-import { reads } from '../../shared/reads/registry.js';
-import { isScoped, pathParams, type ReadDef } from '../../shared/reads/types.js';
+import { UNTRUSTED_KEY } from '#shared/mcp/schema.js';
+import { reads } from '#shared/reads/registry.js';
+import { isScoped, pathParams, type ReadDef } from '#shared/reads/types.js';
 
 /** Helpers on tools and their arguments, without jest (the MCP bench section uses them too). */
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { parseConfig } from '../../shared/config/service.js';
-import { INVALID_CALL } from '../../shared/mcp/handler.js';
+import { parseConfig } from '#shared/config/service.js';
+import { INVALID_CALL } from '#shared/mcp/handler.js';
 import type { LocalApi } from '../harness/stack.js';
 import { awayFromMinuteEdge, call, expectError, manifest, startTestApi } from '../support/api.js';
 import { connect, rpc, toolCall } from './support.js';

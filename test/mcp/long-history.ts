@@ -1,6 +1,6 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { reads } from '../../shared/reads/registry.js';
-import { isScoped, pathParams } from '../../shared/reads/types.js';
+import { reads } from '#shared/reads/registry.js';
+import { isScoped, pathParams } from '#shared/reads/types.js';
 import type { LargeManifest } from '../fixtures/large-dataset.js';
 import { listerOf, resultSizes } from './args.js';
 

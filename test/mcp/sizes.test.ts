@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import pg from 'pg';
-import { FIRST_DAY, LAST_DAY, MAX_WINDOW_DAYS } from '../../shared/reads/windows.js';
+import { FIRST_DAY, LAST_DAY, MAX_WINDOW_DAYS } from '#shared/reads/windows.js';
 import type { LocalApi } from '../harness/stack.js';
 import { manifest, readerUrl, startTestApi } from '../support/api.js';
 import { resultSizes, type SizeRow, sizeTable, toolArgSets } from './args.js';

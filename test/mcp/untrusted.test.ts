@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { DemoManifest } from '../../shared/admin/demo.js';
-import { HOSTILE_TEXTS } from '../../shared/admin/demo.js';
-import { UNTRUSTED_KEY } from '../../shared/mcp/schema.js';
-import type { Queryable } from '../../shared/store/queryable.js';
+import type { DemoManifest } from '#shared/admin/demo.js';
+import { HOSTILE_TEXTS } from '#shared/admin/demo.js';
+import { UNTRUSTED_KEY } from '#shared/mcp/schema.js';
+import type { Queryable } from '#shared/store/queryable.js';
 import { freshTableName, type LocalApi, localConfig, startApi } from '../harness/stack.js';
 import { createBudgetTable, type LocalStore } from '../harness/stores.js';
 import { call, dynamoEndpoint } from '../support/api.js';

@@ -6,10 +6,10 @@
  */
 import { describe, expect, jest, test } from '@jest/globals';
 import middy from '@middy/core';
-import { ApiDisabled } from '../../shared/errors.js';
-import { apiSwitchMiddleware } from '../../shared/middleware/api-switch.js';
-import type { CallContext } from '../../shared/middleware/call-state.js';
-import type { Event, Result } from '../../shared/middleware/response.js';
+import { ApiDisabled } from '#shared/errors.js';
+import { apiSwitchMiddleware } from '#shared/middleware/api-switch.js';
+import type { CallContext } from '#shared/middleware/call-state.js';
+import type { Event, Result } from '#shared/middleware/response.js';
 import { apiEvent, lambdaContext, rejectionOf } from './fixtures.js';
 
 const served: Result = { statusCode: 200, headers: {}, body: '{"ok":true}' };

@@ -8,11 +8,11 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, jest, test } from '@jest/globals';
 import middy from '@middy/core';
-import { KeyRevoked, Unauthorized } from '../../shared/errors.js';
-import { authenticateMiddleware } from '../../shared/middleware/authenticate.js';
-import type { Call, CallContext } from '../../shared/middleware/call-state.js';
-import type { Event, Result } from '../../shared/middleware/response.js';
-import type { Caller } from '../../shared/store/caller.js';
+import { KeyRevoked, Unauthorized } from '#shared/errors.js';
+import { authenticateMiddleware } from '#shared/middleware/authenticate.js';
+import type { Call, CallContext } from '#shared/middleware/call-state.js';
+import type { Event, Result } from '#shared/middleware/response.js';
+import type { Caller } from '#shared/store/caller.js';
 import { apiEvent, fakeCaller, lambdaContext, newCall, rejectionOf, withCall } from './fixtures.js';
 
 const SECRET = `geo_live_${'Ab3'.repeat(14)}`;

@@ -8,11 +8,11 @@
  */
 import { describe, expect, jest, test } from '@jest/globals';
 import middy from '@middy/core';
-import { InternalError, RateLimited, RateLimitUnavailable } from '../../shared/errors.js';
-import { budgetMiddleware } from '../../shared/middleware/budget.js';
-import type { Call, CallContext } from '../../shared/middleware/call-state.js';
-import type { Event, Result } from '../../shared/middleware/response.js';
-import type { BudgetCounter, BudgetState } from '../../shared/store/budget.js';
+import { InternalError, RateLimited, RateLimitUnavailable } from '#shared/errors.js';
+import { budgetMiddleware } from '#shared/middleware/budget.js';
+import type { Call, CallContext } from '#shared/middleware/call-state.js';
+import type { Event, Result } from '#shared/middleware/response.js';
+import type { BudgetCounter, BudgetState } from '#shared/store/budget.js';
 import { apiEvent, fakeCaller, lambdaContext, newCall, rejectionOf, withCall } from './fixtures.js';
 
 const served: Result = { statusCode: 200, headers: {}, body: '{"ok":true}' };

@@ -6,8 +6,8 @@
  * the work resolves or throws; the clock is faked so the durations are exact.
  */
 import { afterEach, describe, expect, jest, test } from '@jest/globals';
-import { InternalError } from '../../shared/errors.js';
-import { settled, timed } from '../../shared/middleware/call-state.js';
+import { InternalError } from '#shared/errors.js';
+import { settled, timed } from '#shared/middleware/call-state.js';
 import { fakeCaller, newCall } from './fixtures.js';
 
 /** performance.now() returns these, in order. */

@@ -16,10 +16,10 @@ import {
   RateLimited,
   Unauthorized,
   UpstreamTimeout,
-} from '../../shared/errors.js';
-import type { Call, CallContext } from '../../shared/middleware/call-state.js';
-import { errorResponseMiddleware } from '../../shared/middleware/error-response.js';
-import type { Event, Result } from '../../shared/middleware/response.js';
+} from '#shared/errors.js';
+import type { Call, CallContext } from '#shared/middleware/call-state.js';
+import { errorResponseMiddleware } from '#shared/middleware/error-response.js';
+import type { Event, Result } from '#shared/middleware/response.js';
 import { apiEvent, lambdaContext, newCall, REQUEST_ID, withCall } from './fixtures.js';
 
 const INTERNAL_MESSAGE = 'Something failed on our side. Retry once, then report the request id.';

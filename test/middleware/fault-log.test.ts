@@ -7,10 +7,10 @@
  */
 import { describe, expect, test } from '@jest/globals';
 import middy from '@middy/core';
-import { InternalError, RateLimitUnavailable, Unauthorized, UpstreamTimeout } from '../../shared/errors.js';
-import type { CallContext } from '../../shared/middleware/call-state.js';
-import { faultLogMiddleware } from '../../shared/middleware/fault-log.js';
-import type { Event, Result } from '../../shared/middleware/response.js';
+import { InternalError, RateLimitUnavailable, Unauthorized, UpstreamTimeout } from '#shared/errors.js';
+import type { CallContext } from '#shared/middleware/call-state.js';
+import { faultLogMiddleware } from '#shared/middleware/fault-log.js';
+import type { Event, Result } from '#shared/middleware/response.js';
 import { apiEvent, lambdaContext, logLinesAtInfo, newCall, REQUEST_ID, rejectionOf, withCall } from './fixtures.js';
 
 /** A chain whose handler throws `err`; returns the log lines and what the caller got. */

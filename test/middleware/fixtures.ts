@@ -6,10 +6,10 @@
  * on a bare middy chain.
  */
 import type middy from '@middy/core';
-import { logger } from '../../shared/log.js';
-import type { Call, CallContext } from '../../shared/middleware/call-state.js';
-import type { Event, Result } from '../../shared/middleware/response.js';
-import type { Caller } from '../../shared/store/caller.js';
+import { logger } from '#shared/log.js';
+import type { Call, CallContext } from '#shared/middleware/call-state.js';
+import type { Event, Result } from '#shared/middleware/response.js';
+import type { Caller } from '#shared/store/caller.js';
 import { captureLogLines } from '../support/capture.js';
 
 export const REQUEST_ID = '0b7e8a4c-5d2f-4e1a-9c3b-7f6d5e4c3b2a';

@@ -6,9 +6,9 @@
  */
 import { describe, expect, test } from '@jest/globals';
 import middy from '@middy/core';
-import type { Call, CallContext } from '../../shared/middleware/call-state.js';
-import { requestIdMiddleware } from '../../shared/middleware/request-id.js';
-import type { Event, Result } from '../../shared/middleware/response.js';
+import type { Call, CallContext } from '#shared/middleware/call-state.js';
+import { requestIdMiddleware } from '#shared/middleware/request-id.js';
+import type { Event, Result } from '#shared/middleware/response.js';
 import { apiEvent, lambdaContext } from './fixtures.js';
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

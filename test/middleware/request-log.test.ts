@@ -8,12 +8,12 @@
  */
 import { describe, expect, test } from '@jest/globals';
 import middy from '@middy/core';
-import { RateLimited, Unauthorized } from '../../shared/errors.js';
-import type { Call, CallContext } from '../../shared/middleware/call-state.js';
-import { errorResponseMiddleware } from '../../shared/middleware/error-response.js';
-import { requestLogMiddleware } from '../../shared/middleware/request-log.js';
-import type { Event, Result } from '../../shared/middleware/response.js';
-import type { ReadDef } from '../../shared/reads/types.js';
+import { RateLimited, Unauthorized } from '#shared/errors.js';
+import type { Call, CallContext } from '#shared/middleware/call-state.js';
+import { errorResponseMiddleware } from '#shared/middleware/error-response.js';
+import { requestLogMiddleware } from '#shared/middleware/request-log.js';
+import type { Event, Result } from '#shared/middleware/response.js';
+import type { ReadDef } from '#shared/reads/types.js';
 import { apiEvent, fakeCaller, lambdaContext, logLinesAtInfo, newCall, REQUEST_ID, rejectionOf, withCall } from './fixtures.js';
 
 const SECRET = `geo_live_${'Zq7'.repeat(14)}`;

@@ -8,11 +8,11 @@
  */
 import { describe, expect, test } from '@jest/globals';
 import middy from '@middy/core';
-import { ApiDisabled, MethodNotAllowed, RateLimited, Unauthorized } from '../../shared/errors.js';
-import type { Call, CallContext } from '../../shared/middleware/call-state.js';
-import { errorResponseMiddleware } from '../../shared/middleware/error-response.js';
-import type { Event, Result } from '../../shared/middleware/response.js';
-import { responseHeadersMiddleware } from '../../shared/middleware/response-headers.js';
+import { ApiDisabled, MethodNotAllowed, RateLimited, Unauthorized } from '#shared/errors.js';
+import type { Call, CallContext } from '#shared/middleware/call-state.js';
+import { errorResponseMiddleware } from '#shared/middleware/error-response.js';
+import type { Event, Result } from '#shared/middleware/response.js';
+import { responseHeadersMiddleware } from '#shared/middleware/response-headers.js';
 import { apiEvent, lambdaContext, newCall, REQUEST_ID, withCall } from './fixtures.js';
 
 const BASE = {

@@ -7,15 +7,15 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { build } from 'esbuild';
+import { KeyRevoked, MethodNotAllowed, Unauthorized } from '#shared/errors.js';
+import { OPENAPI_FILE, serializeOpenApi } from '#shared/http/serialize-openapi.js';
+import { UNTRUSTED_KEYWORD, UNTRUSTED_NOTE } from '#shared/reads/contracts/common.js';
+import { reads } from '#shared/reads/registry.js';
+import { isScoped, pathParams } from '#shared/reads/types.js';
+import { FIRST_DAY, LAST_DAY, MAX_WINDOW_DAYS } from '#shared/reads/windows.js';
 import { CLIENT_TYPES_FILE, clientTypes } from '../../scripts/openapi/client.js';
 import { buildOpenApi, examplesOf, type OpenApiDocument } from '../../scripts/openapi/document.js';
 import { COMMON_CODES } from '../../scripts/openapi/errors.js';
-import { KeyRevoked, MethodNotAllowed, Unauthorized } from '../../shared/errors.js';
-import { OPENAPI_FILE, serializeOpenApi } from '../../shared/http/serialize-openapi.js';
-import { UNTRUSTED_KEYWORD, UNTRUSTED_NOTE } from '../../shared/reads/contracts/common.js';
-import { reads } from '../../shared/reads/registry.js';
-import { isScoped, pathParams } from '../../shared/reads/types.js';
-import { FIRST_DAY, LAST_DAY, MAX_WINDOW_DAYS } from '../../shared/reads/windows.js';
 import { expectMatchesOpenApi } from '../support/openapi.js';
 
 // ajv-formats is CommonJS with `exports.default`; under ESM interop the function may sit one level down.

@@ -3,11 +3,11 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { AdminUsageError, parseAdminArgs, refusalOf, runAdminCommand } from '../../shared/admin/commands.js';
-import { KeyRevoked } from '../../shared/errors.js';
-import { fingerprint } from '../../shared/keys.js';
-import { lookupCaller } from '../../shared/store/caller.js';
-import type { Db } from '../../shared/store/db.js';
+import { AdminUsageError, parseAdminArgs, refusalOf, runAdminCommand } from '#shared/admin/commands.js';
+import { KeyRevoked } from '#shared/errors.js';
+import { fingerprint } from '#shared/keys.js';
+import { lookupCaller } from '#shared/store/caller.js';
+import type { Db } from '#shared/store/db.js';
 import { freshStore, type Store } from '../harness/pglite.js';
 
 let store: Store;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { seedDemo } from '../../shared/admin/demo.js';
+import { seedDemo } from '#shared/admin/demo.js';
 import { freshStore, type Store } from '../harness/pglite.js';
 
 /** answer_days (migration 004) must equal a direct count after every kind of write to answers. */

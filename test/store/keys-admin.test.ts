@@ -2,9 +2,9 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from '@jest/globals';
-import { type DemoManifest, seedDemo } from '../../shared/admin/demo.js';
-import { type CreateKeyInput, createKey, KeyAdminError, listKeys, MAX_ACTIVE_KEYS, revokeKey } from '../../shared/admin/keys.js';
-import { fingerprint, SECRET_PATTERN } from '../../shared/keys.js';
+import { type DemoManifest, seedDemo } from '#shared/admin/demo.js';
+import { type CreateKeyInput, createKey, KeyAdminError, listKeys, MAX_ACTIVE_KEYS, revokeKey } from '#shared/admin/keys.js';
+import { fingerprint, SECRET_PATTERN } from '#shared/keys.js';
 import { freshStore, type Store } from '../harness/pglite.js';
 
 let store: Store;

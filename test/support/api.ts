@@ -1,7 +1,7 @@
 import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { expect } from '@jest/globals';
 import type { z } from 'zod';
-import type { DemoManifest } from '../../shared/admin/demo.js';
+import type { DemoManifest } from '#shared/admin/demo.js';
 import { freshTableName, type LocalApi, localConfig, startApi } from '../harness/stack.js';
 import { createBudgetTable } from '../harness/stores.js';
 import { expectMatchesOpenApi, warmOpenApiValidators } from './openapi.js';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import type { Queryable } from '../../shared/store/queryable.js';
+import type { Queryable } from '#shared/store/queryable.js';
 import { type LocalStore, startStore } from '../harness/stores.js';
 
 /**

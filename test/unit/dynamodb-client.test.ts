@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, test } from '@jest/globals';
-import { createDynamoDb } from '../../shared/aws/dynamodb.js';
-import { createBudgetCounter } from '../../shared/store/budget.js';
+import { createDynamoDb } from '#shared/aws/dynamodb.js';
+import { createBudgetCounter } from '#shared/store/budget.js';
 
 /**
  * The budget counter's connection to DynamoDB, against small servers that misbehave the way networks do.

@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { disjoint, meanFigure, rate, rateFigure, wilson } from '../../shared/reads/figures/stats.js';
+import { disjoint, meanFigure, rate, rateFigure, wilson } from '#shared/reads/figures/stats.js';
 
 describe('Wilson 95% interval (values from a calculator)', () => {
   test.each([

@@ -91,11 +91,21 @@ function rankOf(file: string): { rank: number; room: string } {
   return { rank: found[1], room: found[2] };
 }
 
-/** Every relative module a file imports, type-only imports and re-exports included, as repository paths. */
+/**
+ * Every module of the repository a file imports, type-only imports and re-exports included, as repository
+ * paths: relative specifiers, and `#shared/...` (package.json `imports`, how code outside shared/ names it).
+ */
 function importsOf(file: string): string[] {
   const text = readFileSync(join(ROOT, file), 'utf8');
-  const specifiers = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+'(\.{1,2}\/[^']+)'/g)].map((m) => m[1] as string);
-  return specifiers.map((spec) => normalize(join(dirname(file), spec)).replace(/\.js$/, '.ts'));
+  const specifiers = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+'((?:\.{1,2}\/|#shared\/)[^']+)'/g)].map(
+    (m) => m[1] as string,
+  );
+  return specifiers.map((spec) =>
+    (spec.startsWith('#shared/') ? `shared/${spec.slice('#shared/'.length)}` : normalize(join(dirname(file), spec))).replace(
+      /\.js$/,
+      '.ts',
+    ),
+  );
 }
 
 describe('rooms depend downward only: entries -> faces -> middleware -> reads -> store -> base', () => {
@@ -119,8 +129,9 @@ describe('rooms depend downward only: entries -> faces -> middleware -> reads ->
     expect(upward).toEqual([]);
   });
 
-  test('the import scan sees type-only imports too (the check above can fail)', () => {
+  test('the import scan sees type-only imports and the #shared/ alias too (the checks around can fail)', () => {
     expect(importsOf('shared/reads/types.ts')).toContain('shared/store/caller.ts');
+    expect(importsOf('functions/identity/handler.ts')).toContain('shared/http/rest.ts');
     expect(rankOf('shared/store/caller.ts').rank).toBeLessThan(rankOf('shared/reads/types.ts').rank);
   });
 

@@ -3,9 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { Signer } from '@aws-sdk/rds-signer';
 import { afterAll, beforeAll, describe, expect, jest, test } from '@jest/globals';
-import { rdsAuthToken, signedHeaders } from '../../shared/aws/sigv4.js';
-import { parseConfig } from '../../shared/config/service.js';
-import { budgetEndpoint, createBudgetCounter, createDynamoClient } from '../../shared/store/budget.js';
+import { rdsAuthToken, signedHeaders } from '#shared/aws/sigv4.js';
+import { parseConfig } from '#shared/config/service.js';
+import { budgetEndpoint, createBudgetCounter, createDynamoClient } from '#shared/store/budget.js';
 import { verifyIamToken } from '../deploy/support/iam-token.js';
 import { type ReceivedRequest, verifySigned } from '../support/sigv4.js';
 

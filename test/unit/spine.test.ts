@@ -1,15 +1,15 @@
 import { describe, expect, test } from '@jest/globals';
 import { z } from 'zod';
-import { CursorExpired, type InvalidRequest } from '../../shared/errors.js';
-import { parseQuery } from '../../shared/http/query.js';
-import { fingerprint, newSecret, SECRET_PATTERN, visiblePrefix } from '../../shared/keys.js';
-import { bearerSecret } from '../../shared/middleware/authenticate.js';
-import { decodeCursor, encodeCursor } from '../../shared/reads/cursor.js';
-import { reads } from '../../shared/reads/registry.js';
-import { defineRead, pathParams } from '../../shared/reads/types.js';
-import { validateInput } from '../../shared/reads/validate.js';
-import { checkWindow, windowParams, windowSpec } from '../../shared/reads/windows.js';
-import { secondsToMinuteEnd } from '../../shared/store/budget.js';
+import { CursorExpired, type InvalidRequest } from '#shared/errors.js';
+import { parseQuery } from '#shared/http/query.js';
+import { fingerprint, newSecret, SECRET_PATTERN, visiblePrefix } from '#shared/keys.js';
+import { bearerSecret } from '#shared/middleware/authenticate.js';
+import { decodeCursor, encodeCursor } from '#shared/reads/cursor.js';
+import { reads } from '#shared/reads/registry.js';
+import { defineRead, pathParams } from '#shared/reads/types.js';
+import { validateInput } from '#shared/reads/validate.js';
+import { checkWindow, windowParams, windowSpec } from '#shared/reads/windows.js';
+import { secondsToMinuteEnd } from '#shared/store/budget.js';
 
 const read = defineRead({
   name: 'probe',

@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { classifyStoreError, type StoreFault, type StorePhase } from '../../shared/store/faults.js';
+import { classifyStoreError, type StoreFault, type StorePhase } from '#shared/store/faults.js';
 
 /** An error shaped like node-postgres raises them: a DatabaseError carries the SQLSTATE in `code`. */
 const pgError = (code: string, message = 'x'): Error => Object.assign(new Error(message), { code });

@@ -4,7 +4,7 @@
  * crash shows as a dead process rather than a failed test. Configuration comes from the environment
  * (shared/config/service.ts); it prints one JSON line with its address once it listens.
  */
-import { parseConfig } from '../../../shared/config/service.js';
+import { parseConfig } from '#shared/config/service.js';
 import { startApi } from '../../harness/stack.js';
 
 const api = await startApi(parseConfig(process.env));

@@ -1,4 +1,4 @@
-import type { ReadDef } from '../../../shared/reads/types.js';
+import type { ReadDef } from '#shared/reads/types.js';
 import type { LocalApi } from '../../harness/stack.js';
 import { type RawReply, rawRequest } from './raw-http.js';
 
