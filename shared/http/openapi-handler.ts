@@ -4,7 +4,7 @@ import type { ApiSwitch } from '../config/base.js';
 import { MethodNotAllowed, NotFound } from '../errors.js';
 import { apiSwitchMiddleware } from '../middleware/api-switch.js';
 import type { CallContext } from '../middleware/call-state.js';
-import { type Event, envelope, type Result } from './chain.js';
+import { type Event, envelope, type Result } from './envelope.js';
 import { BASE_PATH, matchPath } from './paths.js';
 
 export interface OpenApiHandlerOptions {
