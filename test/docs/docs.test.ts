@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { describe, expect, test } from '@jest/globals';
+import { reads } from '#shared/reads/registry.js';
 
 /**
  * The documentation as a reader meets it: a short README that is the way into every page of docs/, links
@@ -130,5 +131,13 @@ describe('the repository stands on its own', () => {
       }
     }
     expect([...new Set(found)]).toEqual([]);
+  });
+});
+
+describe('the contract page agrees with the read table', () => {
+  test('the fifteen reads, in order, with the tool name, method and path, and family the code serves', () => {
+    const text = readFileSync(join(ROOT, 'docs/contract.md'), 'utf8');
+    const rows = [...text.matchAll(/^\| (\d+) \| `(\w+)` \| `GET ([^`]+)` \| (\w+) \|/gm)].map((m) => [Number(m[1]), m[2], m[3], m[4]]);
+    expect(rows).toEqual(reads.map((read, i) => [i + 1, read.name, read.path, read.family]));
   });
 });
