@@ -75,10 +75,10 @@ export class ServiceFunction extends Construct {
             // ESM output still meets CommonJS dependencies (pg) that call require(); give them one.
             banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
             // Everything is bundled: one minified file imports markedly faster than node_modules
-            // files (docs/performance.md), and pins the versions we test. The serving functions need no
-            // AWS SDK at all (the budget counter and the RDS IAM token are signed in shared/aws). Only the
-            // migrate function's Secrets Manager client is left to the runtime's copy (it runs once per
-            // deploy). pg-native is an optional addon pg never loads here.
+            // files (docs/performance.md), and pins the versions we test, the AWS SDK's clients of the
+            // budget counter and the RDS IAM token included. Only the migrate function's Secrets
+            // Manager client is left to the runtime's copy (it runs once per deploy). pg-native is an
+            // optional addon pg never loads here.
             externalModules: ['@aws-sdk/client-secrets-manager', 'pg-native'],
             ...(props.afterBundling
               ? {

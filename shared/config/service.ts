@@ -13,6 +13,13 @@ const int = (min: number) => z.coerce.number().int().min(min);
 const schema = z.object({
   DATABASE_URL: z.string().optional(),
   DB_HOST: z.string().optional(),
+  /**
+   * The writer's host, when DB_HOST (or DATABASE_URL) is a read-only endpoint (Aurora readers behind the
+   * proxy's read-only endpoint): the key's last_used_at stamp goes there, on a pool of one connection
+   * with the same port, database, user and authentication. Unset: the identity statement keeps the stamp
+   * itself where the session may write, and skips it where it may not.
+   */
+  DB_WRITER_HOST: z.string().min(1).optional(),
   DB_PORT: int(1).default(5432),
   DB_NAME: z.string().default('geo'),
   DB_USER: z.string().default('geo_reader'),
@@ -35,10 +42,8 @@ const schema = z.object({
   AWS_ENDPOINT_URL_DYNAMODB: z.string().optional(),
   AWS_ENDPOINT_URL: z.string().optional(),
   AWS_REGION: z.string().default('us-east-1'),
-  /** The function role's credentials, as Lambda puts them in the environment. */
-  AWS_ACCESS_KEY_ID: z.string().optional(),
-  AWS_SECRET_ACCESS_KEY: z.string().optional(),
-  AWS_SESSION_TOKEN: z.string().optional(),
+  // The function role's credentials (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, as
+  // Lambda puts them in the environment) are read by the AWS SDK's environment provider, not here.
   BUDGET_TIMEOUT_MS: int(50).default(1000),
   /** Optional JSON map plan_key -> calls per minute, overriding the plans table (operator escape hatch). */
   PLAN_CEILINGS: z

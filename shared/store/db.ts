@@ -1,5 +1,6 @@
+import { fromEnv } from '@aws-sdk/credential-provider-env';
+import { Signer } from '@aws-sdk/rds-signer';
 import pg from 'pg';
-import { rdsAuthToken } from '../aws/sigv4.js';
 import type { Config } from '../config/service.js';
 import { InternalError, UpstreamTimeout } from '../errors.js';
 import { type FaultCause, StoreError, type StorePhase, storeFaultCause } from './faults.js';
@@ -42,27 +43,29 @@ export function createPool(cfg: Config): pg.Pool {
 }
 
 /**
- * A fresh IAM token for each new connection (valid 15 minutes, RDS Proxy checks it at login only), signed
- * with the function role's credentials as Lambda puts them in the environment. Without them the login
- * fails as a configuration fault: 500, the cause in the log.
+ * A fresh IAM token for each new connection (valid 15 minutes, RDS Proxy checks it at login only), made
+ * by @aws-sdk/rds-signer with the function role's credentials as Lambda puts them in the environment
+ * (the SDK's environment provider, not its whole default chain). Without them the login fails as a
+ * configuration fault: 500, the cause in the log.
  */
 function iamToken(cfg: Config): () => Promise<string> {
+  const signer = new Signer({
+    hostname: cfg.DB_HOST as string,
+    port: cfg.DB_PORT,
+    username: cfg.DB_USER,
+    region: cfg.AWS_REGION,
+    credentials: fromEnv(),
+  });
   return async () => {
-    if (!cfg.AWS_ACCESS_KEY_ID || !cfg.AWS_SECRET_ACCESS_KEY)
-      throw new Error('DB_IAM_AUTH: no AWS credentials in the environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)');
-    const credentials = {
-      accessKeyId: cfg.AWS_ACCESS_KEY_ID,
-      secretAccessKey: cfg.AWS_SECRET_ACCESS_KEY,
-      sessionToken: cfg.AWS_SESSION_TOKEN,
-    };
-    return rdsAuthToken({
-      hostname: cfg.DB_HOST as string,
-      port: cfg.DB_PORT,
-      user: cfg.DB_USER,
-      region: cfg.AWS_REGION,
-      credentials,
-      now: new Date(),
-    });
+    try {
+      return await signer.getAuthToken();
+    } catch (err) {
+      // Our sentence is logged, not the SDK's text: nothing of a credential can ride along.
+      const missing = (err as Error).name === 'CredentialsProviderError';
+      throw new Error(
+        `DB_IAM_AUTH: ${missing ? 'no AWS credentials in the environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY)' : 'the IAM token could not be made'}`,
+      );
+    }
   };
 }
 

@@ -47,9 +47,9 @@ import { type Front, startFront } from './support/pg-front.js';
  *   - the environment gains only what stands in for something AWS provides outside it (STAND_IN_ADDITIONS;
  *     a test checks there is nothing else);
  *   - the RDS Proxy is a TLS front (a CA made now with openssl) that asks for a cleartext password,
- *     verifies the IAM token the function made (shared/aws/sigv4.ts) (SigV4, with the fake credentials
- *     Lambda's environment gives the function), refuses session parameters in the startup packet and runs
- *     the template's InitQuery upstream; the Aurora endpoint is a TLS front checking the admin password;
+ *     verifies the IAM token the function made with @aws-sdk/rds-signer (SigV4, checked by code written
+ *     from the specification, with the fake credentials Lambda's environment gives the function),
+ *     refuses session parameters in the startup packet and runs the template's InitQuery upstream; the Aurora endpoint is a TLS front checking the admin password;
  *   - Secrets Manager and Lambda's Invoke are small HTTP endpoints reached by the real SDK clients
  *     (AWS_ENDPOINT_URL_*); DynamoDB is dynalite behind a front that checks each request's signature;
  *   - the Lambda runtime provides the AWS SDK to the migration function (external to its bundle) and
@@ -705,6 +705,8 @@ describe('deployment rehearsal: from an empty database to answered calls, throug
   test('every call spent the budget in DynamoDB (dynalite), each request signed with the role credentials as DynamoDB checks it', async () => {
     expect(budgetFront.refused).toEqual([]);
     expect(budgetFront.verified).toBeGreaterThanOrEqual(4);
+    // Made by the AWS SDK's DynamoDB client the bundles carry, and no other client.
+    expect(budgetFront.userAgents.filter((ua) => !/aws-sdk-js\/3\.\d+/.test(ua) || !/api\/dynamodb/.test(ua))).toEqual([]);
     const { DynamoDBClient, ScanCommand } = await import('@aws-sdk/client-dynamodb');
     const client = new DynamoDBClient({
       endpoint: budget.endpoint,

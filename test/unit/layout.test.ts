@@ -81,7 +81,7 @@ const RANKS: ReadonlyArray<readonly [RegExp, number, string]> = [
   [/^shared\/(http|mcp|admin)\//, 5, 'faces'],
   [/^shared\/middleware\//, 4, 'middleware'],
   [/^shared\/reads\//, 3, 'reads'],
-  [/^shared\/(store|aws)\//, 2, 'store'],
+  [/^shared\/store\//, 2, 'store'],
   [/^shared\/(config\/|log\.ts$|errors\.ts$|keys\.ts$|formats\.ts$|builtins\.ts$)/, 1, 'base'],
 ];
 

@@ -98,8 +98,10 @@ export async function startLambda(
 
 export interface SignedFront {
   endpoint: string;
-  /** Requests whose signature the AWS SDK's signer confirmed, forwarded upstream. */
+  /** Requests whose signature the check confirmed, forwarded upstream. */
   verified: number;
+  /** The user-agent of each verified request: which client made it. */
+  userAgents: string[];
   /** Why each other request was refused (403 InvalidSignatureException, as AWS answers). */
   refused: string[];
   close(): Promise<void>;
@@ -107,18 +109,16 @@ export interface SignedFront {
 
 /**
  * DynamoDB's signature check in front of dynalite (which checks none): each request must be signed by the
- * function's credentials for the region and service, as test/support/sigv4.ts checks it with the AWS
- * SDK's own signer; then it goes to dynalite as it came, and dynalite's answer comes back as it is.
+ * function's credentials for the region and service, within 15 minutes of now, as test/support/sigv4.ts
+ * checks it (written from the SigV4 specification, not with the SDK that signed it); then it goes to
+ * dynalite as it came, and dynalite's answer comes back as it is.
  */
 export async function startSignedFront(upstream: string, signer: Signer): Promise<SignedFront> {
-  const state = { verified: 0, refused: [] as string[] };
+  const state = { verified: 0, refused: [] as string[], userAgents: [] as string[] };
   const target = new URL(upstream);
   const { url, server } = await listen(async (req, res) => {
     const text = await body(req);
-    const problem = await verifySigned(
-      { method: req.method ?? '', path: req.url ?? '/', headers: req.headers as Record<string, string>, body: text },
-      signer,
-    );
+    const problem = verifySigned({ method: req.method ?? '', path: req.url ?? '/', headers: req.headers, body: text }, signer, new Date());
     if (problem) {
       state.refused.push(problem);
       res.writeHead(403, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-errortype': 'InvalidSignatureException' });
@@ -126,6 +126,7 @@ export async function startSignedFront(upstream: string, signer: Signer): Promis
       return;
     }
     state.verified += 1;
+    state.userAgents.push(String(req.headers['user-agent'] ?? ''));
     await new Promise<void>((resolve, reject) => {
       const out = request(
         { hostname: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers },
@@ -144,6 +145,7 @@ export async function startSignedFront(upstream: string, signer: Signer): Promis
       return state.verified;
     },
     refused: state.refused,
+    userAgents: state.userAgents,
     close: () => close(server),
   };
 }
