@@ -13,13 +13,18 @@ export type { Event, Result } from '../middleware/response.js';
 /**
  * The head of every keyed call (docs/decisions.md#the-path-of-a-call), shared by the read families and
  * MCP: the envelope, the api switch, a keyless gate (route or origin), then key + plan + reach and the
- * budget. What follows is the face's own.
+ * budget. What follows is the face's own. `reference` finds the analysis the call names (REST: the path
+ * parameter, the default), resolved with the key in the same statement.
  */
-export function keyedChain(services: Services, gate: MiddlewareObj<Event, Result, Error, CallContext>) {
+export function keyedChain(
+  services: Services,
+  gate: MiddlewareObj<Event, Result, Error, CallContext>,
+  reference?: (event: Event) => string | undefined,
+) {
   return middy<Event, Result, Error, CallContext>()
     .use(envelope())
     .use(apiSwitchMiddleware(services.config.apiSwitch))
     .use(gate)
-    .use(authenticateMiddleware({ lookup: services.lookup }))
+    .use(authenticateMiddleware({ lookup: services.lookup, ...(reference ? { reference } : {}) }))
     .use(budgetMiddleware({ counter: services.counter }));
 }

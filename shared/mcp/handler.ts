@@ -16,7 +16,7 @@ import { type Call, type CallContext, settled, timed } from '../middleware/call-
 import { prepareRead, readContext } from '../reads/execute.js';
 import type { Services } from '../store/services.js';
 import { resultText } from './fence.js';
-import { tools } from './tools.js';
+import { toolDef, toolList } from './tools.js';
 
 /** Larger JSON-RPC bodies are refused before parsing; a tools/call with its arguments is a few hundred bytes. */
 export const MAX_MCP_BODY_BYTES = 1024 * 1024;
@@ -92,7 +92,7 @@ function budgetMeta(call: Call): Record<string, unknown> {
  * SDK re-parsed them, so an argument REST would refuse is refused here too.
  */
 async function callTool(services: Services, call: Call, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
-  const def = tools().get(name);
+  const def = toolDef(name);
   // An unknown tool is a protocol error (MCP spec, "Error Handling"), not a tool failure.
   if (!def) throw new RpcError(ErrorCode.InvalidParams, `Unknown tool: ${name}. Call tools/list for the available tools.`);
   call.read = def.read;
@@ -125,7 +125,7 @@ const isPlainObject = (x: unknown): x is Record<string, unknown> => typeof x ===
  */
 function mcpServer(services: Services, call: Call, message: unknown): Server {
   const server = new Server({ name: 'geo-measurement-api', version: '1.0.0' }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...tools().values()].map((t) => t.tool) }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolList() }));
   server.setRequestHandler(CallToolRequestSchema, (request) => {
     const raw = isPlainObject(message) && isPlainObject(message.params) ? message.params.arguments : undefined;
     return callTool(services, call, request.params.name, isPlainObject(raw) ? raw : (request.params.arguments ?? {}));
@@ -142,11 +142,29 @@ function toWebRequest(event: Event, body: string): Request {
 }
 
 /**
+ * The analysis a tools/call names (its `analysis` argument, as the request carries it), so the identity
+ * statement resolves it with the key; undefined for any other message, or a body the handler will refuse.
+ */
+export function toolAnalysis(event: Event): string | undefined {
+  const body = event.isBase64Encoded ? Buffer.from(event.body ?? '', 'base64').toString('utf8') : (event.body ?? '');
+  if (Buffer.byteLength(body) > MAX_MCP_BODY_BYTES) return undefined;
+  let message: unknown;
+  try {
+    message = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  if (!isPlainObject(message) || message.method !== 'tools/call' || !isPlainObject(message.params)) return undefined;
+  const args = message.params.arguments;
+  return isPlainObject(args) && typeof args.analysis === 'string' ? args.analysis : undefined;
+}
+
+/**
  * POST /api/v1/mcp: the REST chain (docs/decisions.md#the-path-of-a-call) in front of a stateless MCP server. One request, one call of the
  * budget.
  */
 export function mcpHandler(services: Services) {
-  return keyedChain(services, gateMiddleware(services.config.MCP_ALLOWED_ORIGINS)).handler(async (event, context) => {
+  return keyedChain(services, gateMiddleware(services.config.MCP_ALLOWED_ORIGINS), toolAnalysis).handler(async (event, context) => {
     const body = event.isBase64Encoded ? Buffer.from(event.body ?? '', 'base64').toString('utf8') : (event.body ?? '');
     if (Buffer.byteLength(body) > MAX_MCP_BODY_BYTES) return jsonRpcError(413, ErrorCode.InvalidRequest, 'Request body over 1 MB.');
     let parsed: unknown;

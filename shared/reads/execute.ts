@@ -1,5 +1,5 @@
 import type { Config } from '../config/service.js';
-import { AnalysisNotFound } from '../errors.js';
+import { AnalysisNotFound, InternalError } from '../errors.js';
 import { isUuid } from '../formats.js';
 import type { BudgetState } from '../store/budget.js';
 import type { Caller } from '../store/caller.js';
@@ -8,15 +8,25 @@ import { type AnalysisRef, isScoped, type ReadContext, type ReadDef, type ReadIn
 import { validateInput } from './validate.js';
 
 /**
+ * How an analysis reference is compared: one shaped like a uuid names an analysis by id, in any case; any
+ * other is a slug, exact (the identity statement, migration 009, applies the same rule).
+ */
+export function canonicalRef(ref: string): string {
+  return isUuid(ref) ? ref.toLowerCase() : ref;
+}
+
+/**
  * The analysis named by slug or id, if the key reaches it now. Absent and out-of-reach are the same
- * refusal, on purpose (docs/contract.md#authentication point 11). Reach came with the caller, so this
- * costs no round trip.
+ * refusal, on purpose (docs/contract.md#authentication point 11), and came from the same statement. The
+ * identity statement resolved the reference the call carries, so this costs no round trip; a read naming
+ * another reference than the one resolved is a wiring fault, refused as internal_error, never served.
  */
 export function resolveAnalysis(caller: Caller, ref: string): AnalysisRef {
-  const byId = isUuid(ref) ? ref.toLowerCase() : undefined;
-  const found = caller.reach.find((a) => a.slug === ref || a.id === byId);
-  if (!found) throw new AnalysisNotFound();
-  return found;
+  const named = caller.reach.named;
+  if (!named || canonicalRef(named.ref) !== canonicalRef(ref))
+    throw new InternalError(new Error('the read names an analysis other than the one the identity statement resolved'));
+  if (!named.analysis) throw new AnalysisNotFound();
+  return named.analysis;
 }
 
 /** A read's input once validated, and the analysis it names resolved inside the key's reach. */

@@ -26,7 +26,9 @@ const server = createServer((req, res) => {
   void (async () => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const secret = (req.headers.authorization ?? '').replace(/^Bearer /, '');
-    const caller = await lookupCaller(db, fingerprint(secret), { lastUsedThrottleSeconds: 0 });
+    const read = figures.find((r) => matchPath(`${BASE_PATH}${r.path}`, url.pathname));
+    const params = read && matchPath(`${BASE_PATH}${read.path}`, url.pathname);
+    const caller = await lookupCaller(db, fingerprint(secret), { lastUsedThrottleSeconds: 0 }, params?.analysis);
     const ctx = (analysis: { id: string; slug: string } | undefined): ReadContext => ({
       requestId: 'bare',
       caller,
@@ -40,9 +42,7 @@ const server = createServer((req, res) => {
     if (url.pathname === `${BASE_PATH}/me`) {
       body = await me.run(ctx(undefined), {});
     } else {
-      const read = figures.find((r) => matchPath(`${BASE_PATH}${r.path}`, url.pathname));
-      const params = read && matchPath(`${BASE_PATH}${read.path}`, url.pathname);
-      const analysis = params && caller.reach.find((a) => a.slug === params.analysis);
+      const analysis = caller.reach.named?.analysis;
       if (!read || !analysis) {
         res.writeHead(404).end();
         return;

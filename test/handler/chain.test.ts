@@ -97,7 +97,7 @@ describe('the budget is decided before any data statement: it protects the store
       const refused = await call('figures', metrics);
       expect([refused.status, refused.code]).toEqual([503, 'rate_limit_unavailable']);
       expect(refused.sent).toHaveLength(1);
-      expect(refused.sent[0]).toMatch(/api_identity\(/);
+      expect(refused.sent[0]).toMatch(/api_caller\(/);
     } finally {
       await svc.close();
     }

@@ -130,4 +130,34 @@ describe('authenticate', () => {
     expect(typeof call.timings.identity).toBe('number');
     expect(call.timings.identity).toBeGreaterThanOrEqual(0);
   });
+
+  test("the path's analysis goes to the lookup with the fingerprint, as the path carries it", async () => {
+    const lookup = jest.fn(async (_fp: string, _analysis?: string) => fakeCaller());
+    const event = { ...apiEvent({ authorization: `Bearer ${SECRET}` }), pathParameters: { analysis: 'Acme-Main' } } as Event;
+    await chain(newCall(), lookup)(event, lambdaContext());
+    expect(lookup).toHaveBeenCalledWith(FINGERPRINT, 'Acme-Main');
+  });
+
+  test('a stamp sent to the writer is waited for before the reply, served or refused', async () => {
+    for (const refused of [false, true]) {
+      let settled = false;
+      const stamped = new Promise<void>((resolve) =>
+        setTimeout(() => {
+          settled = true;
+          resolve();
+        }, 30),
+      );
+      const handler = middy<Event, Result, Error, CallContext>()
+        .before(withCall(newCall()))
+        .use(authenticateMiddleware({ lookup: async () => ({ ...fakeCaller(), stamped }) }))
+        .handler(async () => {
+          if (refused) throw new Unauthorized();
+          return served;
+        });
+      const outcome = handler(apiEvent({ authorization: `Bearer ${SECRET}` }), lambdaContext());
+      if (refused) await rejectionOf(outcome);
+      else expect(await outcome).toBe(served);
+      expect(settled).toBe(true);
+    }
+  });
 });

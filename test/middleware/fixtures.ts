@@ -61,7 +61,7 @@ export function fakeCaller(perMinute = 60): Caller {
     },
     workspace: { id: 'ws-1', name: 'Acme', slug: 'acme' },
     plan: { key: 'pro', perMinute },
-    reach: [{ id: 'an-1', slug: 'acme-main' }],
+    reach: { count: 1 },
   };
 }
 

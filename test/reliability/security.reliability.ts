@@ -153,18 +153,21 @@ describe('key lookup by fingerprint: unknown, revoked and live keys cost the sam
     console.log(`identity wire work per call: ${JSON.stringify({ ...shape(seen.unknown!), statements: seen.unknown!.statements.length })}`);
 
     // The plan the server picks is the same for an unknown and a revoked fingerprint: one unique-index probe.
-    // The wire carries a call of api_identity (migration 006); the lookup is the statement inside it.
+    // The wire carries a call of api_caller (migration 009); the lookup is the statement inside it.
     const db = new pg.Client({ connectionString: adminUrl() });
     await db.connect();
     try {
-      expect(seen.unknown!.statements[0]).toMatch(/api_identity\(/);
-      const body = (await db.query<{ src: string }>(`SELECT prosrc AS src FROM pg_proc WHERE proname = 'api_identity'`)).rows[0]!.src;
-      const query = /RETURN QUERY([\s\S]*?);\s*END/.exec(body)?.[1];
-      if (query === undefined) throw new Error('api_identity no longer ends in RETURN QUERY ...; END: update this test');
+      expect(seen.unknown!.statements[0]).toMatch(/api_caller\(/);
+      const body = (await db.query<{ src: string }>(`SELECT prosrc AS src FROM pg_proc WHERE proname = 'api_caller'`)).rows[0]!.src;
+      const query = /BEGIN\s*(WITH[\s\S]*?);\s*IF NOT FOUND/.exec(body)?.[1];
+      if (query === undefined) throw new Error('api_caller no longer starts with WITH ...; IF NOT FOUND: update this test');
       const sql = query
         .replace(/--[^\n]*/g, '')
+        .replace(/\bINTO\b[\s\S]*?(?=\n\s*FROM k\b)/, '')
         .replaceAll('p_fingerprint', '$1::text')
-        .replaceAll('p_throttle_seconds', '$2::integer');
+        .replaceAll('p_throttle_seconds', '$2::integer')
+        .replaceAll('p_analysis', 'NULL::text')
+        .replaceAll('ref_id', 'NULL::uuid');
       const plan = async (fp: string) =>
         (await db.query<{ 'QUERY PLAN': string }>(`EXPLAIN (COSTS OFF) ${sql}`, [fp, 0])).rows
           .map((r) => r['QUERY PLAN'])

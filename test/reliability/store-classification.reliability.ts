@@ -140,9 +140,9 @@ describe('store faults are classified: unavailable → 503 upstream_timeout, con
 
   test('a read whose own connection is lost after the identity statement: 503 upstream_timeout with the wake delay, and the budget headers (it passed the budget)', async () => {
     // The identity statement runs and answers; the budget is spent; then the connection that carries the
-    // read's one statement (api_* other than api_identity) is closed by the proxy before the statement
+    // read's one statement (api_* other than the identity statement, api_caller) is closed by the proxy before the statement
     // reaches the server, as a store restarting or a network dropping between the two would.
-    const readStatement = /\bapi_(?!identity\b)\w+\(/;
+    const readStatement = /\bapi_(?!caller\b)\w+\(/;
     const values = pathValues(manifest);
     const targets = reads.filter((r) => r.path && r.name !== 'get_me').map((r) => ({ name: r.name, path: fillPath(r.path, values) }));
     expect(targets.length).toBe(14);

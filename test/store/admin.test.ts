@@ -55,7 +55,7 @@ describe('administration of a fresh stage: from an empty store to a working key'
     const identity = await lookup(secret);
     expect(identity.workspace.slug).toBe('acme');
     expect(identity.plan).toEqual({ key: 'growth', perMinute: 900 });
-    expect(identity.reach).toEqual([]);
+    expect(identity.reach).toEqual({ count: 0 });
 
     const listed = await admin('workspace', 'list', '--json');
     expect(listed.result).toEqual([expect.objectContaining({ slug: 'acme', plan: 'growth', members: 1, active_keys: 1 })]);
@@ -149,7 +149,7 @@ describe('demo load', () => {
       const identity = await lookupCaller(asDb(empty), fingerprint((key.result as { secret: string }).secret), {
         lastUsedThrottleSeconds: 0,
       });
-      expect(identity.reach.length).toBeGreaterThan(0);
+      expect(identity.reach.count).toBeGreaterThan(0);
     } finally {
       await empty.pg.close();
     }

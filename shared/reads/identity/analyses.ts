@@ -1,6 +1,6 @@
-import * as z from 'zod';
 import { analysisParam, cursorParam, iso, isoOrNull, limitParam, listOf, timestamp, uuid } from '../contracts/common.js';
 import { runRef } from '../contracts/run.js';
+import * as z from '../contracts/zod.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 import { defineRead, scopedAnalysis } from '../types.js';
 
@@ -56,9 +56,9 @@ export const listAnalyses = defineRead({
   run: async (ctx, input) => {
     const binding = { read: 'list_analyses', analysis: null, key: ctx.caller.key.id, window: '' };
     const after = input.cursor === undefined ? '' : z.string().parse(decodeCursor(ctx.cursorSecret, input.cursor, binding));
-    const reach = ctx.caller.reach.map((a) => a.id);
-    const rows = await ctx.db.query<SummaryRow>('SELECT * FROM api_analyses($1::uuid[], $2::text, $3::integer)', [
-      reach,
+    // Keyset on the slug with the reach predicate in SQL (migration 009): a page reads its own rows, whatever its position.
+    const rows = await ctx.db.query<SummaryRow>('SELECT * FROM api_analyses_page($1::uuid, $2::text, $3::integer)', [
+      ctx.caller.key.id,
       after,
       input.limit + 1,
     ]);
@@ -69,7 +69,7 @@ export const listAnalyses = defineRead({
       items: page.map(summary),
       next_cursor: more && last ? encodeCursor(ctx.cursorSecret, binding, last.slug) : null,
       truncated: more,
-      total: reach.length,
+      total: ctx.caller.reach.count,
     };
   },
 });

@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { iso, timestamp, uuid } from '../contracts/common.js';
+import * as z from '../contracts/zod.js';
 import { defineRead } from '../types.js';
 
 export const meSchema = z
@@ -67,7 +67,7 @@ export const me = defineRead({
         remaining: ctx.budget.remaining,
         reset_after_seconds: ctx.budget.resetAfterSeconds,
       },
-      reach: { analyses: reach.length },
+      reach: { analyses: reach.count },
     };
   },
 });
