@@ -22,6 +22,13 @@ const createDatabase = z
       .string()
       .regex(/^1[3-9]\.\d+$/)
       .default('17.6'),
+    /**
+     * Aurora Serverless v2 reader instances (Aurora allows up to 15). Above 0, the proxy gets a READ_ONLY
+     * endpoint and the service reads through it (DB_HOST), keeping the proxy's default endpoint, which
+     * reaches the writer, for the last_used_at stamp (DB_WRITER_HOST). The migration runner and the
+     * tunnel keep the cluster's writer endpoint.
+     */
+    readers: z.number().int().min(0).max(15).default(0),
     /** Idle time before a 0-ACU cluster pauses (Aurora accepts 5 minutes to 24 hours). */
     autoPauseMinutes: z.number().int().min(5).max(1440).default(10),
     deletionProtection: z.boolean().default(true),
@@ -104,6 +111,45 @@ export function worstCallMs(t: TimeoutSettings): { total: number; terms: Record<
   return { total: Object.values(terms).reduce((a, b) => a + b, 0), terms };
 }
 
+/**
+ * Domains that can never receive mail: reserved for documentation and testing (RFC 2606, RFC 6761), plus
+ * localhost. example.com, .net and .org are IANA's; .test, .example, .invalid and .localhost are TLDs no
+ * one can register.
+ */
+const RESERVED_DOMAINS = /(^|\.)(example\.(com|net|org)|example|test|invalid|localhost)$/;
+/** Local parts that say "fill me in", or name a mailbox nobody reads. */
+const PLACEHOLDER_LOCAL_PARTS =
+  /^(change[-_.]?me|replace[-_.]?me|placeholder|todo|tbd|fixme|x{3,}|you|your[-_.]?(e-?mail|address|name|team)|nobody|no[-_.]?reply)$/;
+
+/** Why an alarm address is a placeholder rather than a mailbox; undefined when it looks like a real one. */
+export function placeholderReason(address: string): string | undefined {
+  const at = address.lastIndexOf('@');
+  const local = address.slice(0, at).toLowerCase();
+  const domain = address.slice(at + 1).toLowerCase();
+  if (RESERVED_DOMAINS.test(domain)) return `${domain} is reserved for examples and tests and receives no mail`;
+  if (PLACEHOLDER_LOCAL_PARTS.test(local)) return `"${local}" is a placeholder, not a mailbox`;
+  return undefined;
+}
+
+const alarmAddress = z.string().superRefine((v, ctx) => {
+  const trimmed = v.trim();
+  if (trimmed === '') {
+    ctx.addIssue({ code: 'custom', message: "empty: name the address that receives this stage's alarms, or remove the key" });
+    return;
+  }
+  if (!z.email().safeParse(trimmed).success || trimmed !== v) {
+    ctx.addIssue({ code: 'custom', message: `"${v}" is not an e-mail address` });
+    return;
+  }
+  const reason = placeholderReason(v);
+  if (reason) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `${v} is a placeholder (${reason}): alarms sent there reach nobody. Name a real address (cdk.json stages.<stage>.alarmEmail, or -c alarmEmail=...)`,
+    });
+  }
+});
+
 const timeouts = z
   .object({
     /** API Gateway HTTP API integration timeout; AWS caps it at 30 s. */
@@ -179,6 +225,25 @@ export const stageConfigSchema = z
      * Source of the per-minute ceilings. Absent: the plans table of the measurement store (the normal
      * case). Present: this map, plan key -> calls per minute, overrides it (PLAN_CEILINGS).
      */
+    /**
+     * Opt-in edge in front of the HTTP API (lib/constructs/edge-distribution.ts): a CloudFront
+     * distribution with a WAF web ACL whose rate-based rule counts requests per client address, so one
+     * address flooding the API (with bad keys, say) is refused at the edge instead of spending the stage
+     * throttle every tenant shares. The web ACL lives in a stack of its own in us-east-1, where CloudFront
+     * web ACLs must be created (docs/operating.md#edge-protection).
+     */
+    edge: z
+      .object({
+        enabled: z.boolean().default(false),
+        /** Requests one client address may make per window before WAF answers 429 (WAF accepts 10 and up). */
+        ratePerAddress: z.number().int().min(10).max(2_000_000_000).default(1_200),
+        /** The window WAF counts over, in seconds (the values WAF accepts). */
+        rateWindowSeconds: z.union([z.literal(60), z.literal(120), z.literal(300), z.literal(600)]).default(60),
+        /** AWS managed rule groups: Amazon IP reputation list and known bad inputs. */
+        managedRules: z.boolean().default(true),
+      })
+      .strict()
+      .prefault({}),
     planCeilings: z.record(z.string().min(1), z.number().int().min(0)).optional(),
     /**
      * Pins CURSOR_SECRET to one version of the secret. Changing it is how a rotation reaches the
@@ -207,7 +272,12 @@ export const stageConfigSchema = z
       .refine((d) => (RETENTION_DAYS as readonly number[]).includes(d), { message: `one of ${RETENTION_DAYS.join(', ')}` })
       .default(30),
     logLevel: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']).default('INFO'),
-    alarmEmail: z.email().optional(),
+    /**
+     * Where the alarms go (an encrypted SNS topic with this e-mail subscription). Optional, but when it is
+     * set it must be an address someone reads: a placeholder refuses to synthesize (placeholderReason).
+     * `-c alarmEmail=...` overrides it from the command line or a pipeline.
+     */
+    alarmEmail: alarmAddress.optional(),
     alarms: z
       .object({
         serverErrorRatePercent: z.number().min(0).max(100).default(5),
@@ -252,7 +322,8 @@ const flag = z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v 
 
 /**
  * Reads the selected stage from context. `-c apiEnabled=false` overrides the stage's api.enabled so the
- * switch can be flipped from the command line (or a pipeline variable) without editing cdk.json.
+ * switch can be flipped from the command line (or a pipeline variable) without editing cdk.json;
+ * `-c alarmEmail=...` likewise sets the stage's alarm address.
  */
 export function loadStageConfig(ctx: ContextReader): StageConfig {
   const stageName = z
@@ -262,7 +333,10 @@ export function loadStageConfig(ctx: ContextReader): StageConfig {
   const stages = z.record(z.string(), z.unknown()).parse(ctx.tryGetContext('stages') ?? {});
   const raw = stages[stageName];
   if (raw === undefined) throw new Error(`no configuration for stage "${stageName}" in context "stages"`);
-  const parsed = stageConfigSchema.safeParse(raw);
+  // A pipeline can supply the alarm address without editing cdk.json; it is validated like the file's.
+  const alarmEmail = ctx.tryGetContext('alarmEmail');
+  const input = alarmEmail === undefined ? raw : { ...z.record(z.string(), z.unknown()).parse(raw), alarmEmail };
+  const parsed = stageConfigSchema.safeParse(input);
   if (!parsed.success) {
     throw new Error(
       `invalid configuration for stage "${stageName}": ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,

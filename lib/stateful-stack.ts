@@ -77,6 +77,7 @@ export class StatefulStack extends Stack {
     });
 
     new CfnOutput(this, 'ProxyEndpoint', { value: this.store.proxy.endpoint });
+    if (this.store.readOnlyEndpoint) new CfnOutput(this, 'ReadOnlyProxyEndpoint', { value: this.store.readOnlyEndpoint });
     // The dimension of the proxy's CloudWatch metrics (docs/operating.md#what-to-watch-on-the-first-deployment).
     new CfnOutput(this, 'ProxyName', { value: this.store.proxy.dbProxyName });
     new CfnOutput(this, 'ClusterEndpoint', { value: this.store.cluster.clusterEndpoint.hostname });

@@ -3,15 +3,19 @@ import type { Construct } from 'constructs';
 import type { ReadDef } from '#shared/reads/types.js';
 import { FAMILIES } from '#shared/reads/types.js';
 import type { StageConfig } from './config.js';
+import { EdgeDistribution } from './constructs/edge-distribution.js';
 import { READER_DB_USER } from './constructs/measurement-store.js';
 import { ReadApi, type RouteTarget } from './constructs/read-api.js';
 import { ServiceAlarms } from './constructs/service-alarms.js';
 import { ServiceFunction } from './constructs/service-function.js';
+import type { EdgeStack } from './edge-stack.js';
 import type { StatefulStack } from './stateful-stack.js';
 
 export interface StatelessStackProps extends StackProps {
   config: StageConfig;
   stateful: StatefulStack;
+  /** Present when the stage puts CloudFront and WAF in front of the API (`edge.enabled`). */
+  edge?: EdgeStack | undefined;
   reads: ReadonlyArray<Pick<ReadDef, 'name' | 'family' | 'path'>>;
   bundle: boolean;
 }
@@ -23,6 +27,7 @@ export interface StatelessStackProps extends StackProps {
 export class StatelessStack extends Stack {
   readonly functions: Record<RouteTarget, ServiceFunction>;
   readonly api: ReadApi;
+  readonly edge?: EdgeDistribution;
 
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
     super(scope, id, props);
@@ -43,7 +48,10 @@ export class StatelessStack extends Stack {
     };
     const serviceEnv: Record<string, string> = {
       ...switchEnv,
-      DB_HOST: store.proxy.endpoint,
+      // With readers, the proxy's read-only endpoint serves the reads and the default endpoint (the
+      // writer) keeps the last_used_at stamp; without, the default endpoint does both.
+      DB_HOST: store.readOnlyEndpoint ?? store.proxy.endpoint,
+      ...(store.readOnlyEndpoint ? { DB_WRITER_HOST: store.proxy.endpoint } : {}),
       DB_PORT: String(store.port),
       DB_NAME: store.databaseName,
       DB_USER: READER_DB_USER,
@@ -126,6 +134,15 @@ export class StatelessStack extends Stack {
     });
 
     new CfnOutput(this, 'ApiUrl', { value: `${this.api.api.apiEndpoint}/api/v1` });
+    if (props.edge) {
+      this.edge = new EdgeDistribution(this, 'Edge', {
+        api: this.api.api,
+        webAclArn: props.edge.firewall.webAcl.attrArn,
+        integrationTimeout: Duration.seconds(t.integrationSeconds),
+      });
+      // The address to give clients when the edge is on (docs/operating.md#edge-protection).
+      new CfnOutput(this, 'EdgeUrl', { value: `https://${this.edge.distribution.distributionDomainName}/api/v1` });
+    }
     if (config.domain && this.api.domainName) {
       new CfnOutput(this, 'CustomDomainUrl', { value: `https://${config.domain.name}/api/v1` });
       // Point the domain's DNS record (CNAME or alias) at this name; the DNS zone is not managed here.

@@ -2,7 +2,9 @@
 # Offline `cdk synth` with real esbuild bundling and cdk-nag (AwsSolutions) as a gate.
 # No AWS account or credentials are needed: a dummy account and region stand in, and cdk.json answers the
 # availability-zone lookup for that dummy account (a real account's answer lands in cdk.context.json).
-# Extra arguments go to cdk, e.g. `scripts/synth.sh -c stage=prod`.
+# Extra arguments go to cdk, e.g. `scripts/synth.sh -c stage=prod -c alarmEmail=oncall@yourcompany.com`
+# (prod's cdk.json address is a placeholder, which refuses to synthesize). Lint the result with
+# `scripts/cfn-lint.sh "$CDK_OUTDIR"`.
 # Exit status: non-zero when synthesis fails, including any cdk-nag finding that is neither fixed nor
 # acknowledged (the validation report is printed above the failure).
 set -euo pipefail

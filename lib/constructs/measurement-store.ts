@@ -1,11 +1,11 @@
-import { ArnFormat, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { ArnFormat, CfnOutput, type CfnResource, Duration, Fn, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as rds from 'aws-cdk-lib/aws-rds';
 import type * as sam from 'aws-cdk-lib/aws-sam';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
-import { Construct } from 'constructs';
+import { Construct, type IConstruct } from 'constructs';
 import type { StageSettings } from '../config.js';
 import type { Network } from './network.js';
 
@@ -46,6 +46,16 @@ export class MeasurementStore extends Construct {
   readonly port: number;
   /** The writer instance of a created cluster; an imported cluster's writer is not ours to name. */
   readonly writerInstanceId?: string;
+  /**
+   * Host name of the proxy's READ_ONLY endpoint, when the stage has reader instances: it spreads the
+   * service's sessions over the readers. The proxy's default endpoint (`proxy.endpoint`) reaches the writer.
+   */
+  readonly readOnlyEndpoint?: string;
+  /**
+   * The proxy's resource id (`prx-...`), the resource part of its rds-db:connect ARN, published by this
+   * stack as an output of its own. See grantRead.
+   */
+  private readonly proxyResourceId: CfnOutput;
 
   constructor(scope: Construct, id: string, props: MeasurementStoreProps) {
     super(scope, id);
@@ -70,6 +80,12 @@ export class MeasurementStore extends Construct {
         }),
         clusterIdentifier: props.clusterIdentifier,
         writer: rds.ClusterInstance.serverlessV2('writer'),
+        // The first reader is the failover target (promotion tier 1): it never runs below the writer's
+        // capacity, so a failover does not land on an instance scaled down to nothing. It still scales up
+        // on its own read load, like the others (tier 2), which follow that load only.
+        readers: Array.from({ length: database.readers }, (_, i) =>
+          rds.ClusterInstance.serverlessV2(`reader${i + 1}`, { scaleWithWriter: i === 0 }),
+        ),
         // 0 lets the cluster pause when nobody reads: the service costs storage only between uses.
         serverlessV2MinCapacity: database.minCapacity,
         serverlessV2MaxCapacity: database.maxCapacity,
@@ -196,6 +212,38 @@ export class MeasurementStore extends Construct {
       idleClientTimeout: Duration.minutes(30),
       initQuery: `SET statement_timeout = ${props.statementTimeoutMs}`,
     });
+    // CDK tags the proxy's target group like every taggable L1, but AWS::RDS::DBProxyTargetGroup takes no
+    // Tags: its schema in the CloudFormation registry (the one cfn-lint ships, and the resource provider's
+    // own, aws-cloudformation-resource-providers-rds-proxy) has no such property and says taggable: false.
+    // The proxy itself and its endpoints carry the stage's tags.
+    const targetGroup = this.proxy.node.findChild('ProxyTargetGroup') as CfnResource;
+    targetGroup.addPropertyDeletionOverride('Tags');
+
+    // The proxy's ARN is arn:<partition>:rds:<region>:<account>:db-proxy:prx-<id>; its IAM resource is
+    // the prx-<id> part. Computed here, where the ARN is this stack's own attribute, and published as an
+    // output: a consumer stack that split the ARN itself would split a Fn::GetStackOutput, which cfn-lint
+    // refuses inside Fn::Split (E1022).
+    this.proxyResourceId = new CfnOutput(this, 'ProxyResourceId', {
+      description: 'Resource id of the RDS Proxy (the rds-db:connect resource of its endpoints)',
+      value: Fn.select(6, Fn.split(':', this.proxy.dbProxyArn)),
+    });
+
+    if (database.mode === 'create' && database.readers > 0) {
+      // Same subnets and security group as the default endpoint, so the same functions reach it.
+      const readOnly = new rds.CfnDBProxyEndpoint(this, 'ReadOnlyEndpoint', {
+        dbProxyEndpointName: `${props.clusterIdentifier}-read-only`,
+        dbProxyName: this.proxy.dbProxyName,
+        vpcSubnetIds: network.vpc.selectSubnets(network.subnets).subnetIds,
+        vpcSecurityGroupIds: [proxySecurityGroup.securityGroupId],
+        targetRole: 'READ_ONLY',
+      });
+      // A read-only endpoint serves once readers are registered behind the proxy: after the target group
+      // (which registers the cluster) and the reader instances.
+      const readers = Array.from({ length: database.readers }, (_, i) => this.cluster.node.findChild(`reader${i + 1}`));
+      readOnly.node.addDependency(targetGroup, ...readers);
+      this.readOnlyEndpoint = readOnly.attrEndpoint;
+    }
+
     // The proxy -> cluster rules (egress on the proxy's group, ingress on the cluster's) come from
     // ProxyTarget.fromCluster().bind(); adding them here too put each rule in the template twice, and
     // EC2 refuses the second (InvalidPermission.Duplicate). test/infra/security-groups.test.ts guards it.
@@ -210,8 +258,31 @@ export class MeasurementStore extends Construct {
     this.cluster.connections.allowFrom(peer, ec2.Port.tcp(this.port), description);
   }
 
-  /** rds-db:connect through the proxy as geo_reader, and nothing else. */
-  grantRead(grantee: iam.IGrantable): iam.Grant {
-    return this.proxy.grantConnect(grantee, READER_DB_USER);
+  /**
+   * rds-db:connect through the proxy as geo_reader, and nothing else. The resource covers every endpoint
+   * of the proxy (default and read-only): IAM names the proxy by its resource id, not by endpoint.
+   * From another stack, the id comes from this stack's ProxyResourceId output through Fn::GetStackOutput,
+   * the same mechanism as the app's other cross-stack references (weak references, cdk.json).
+   */
+  grantRead(grantee: iam.IGrantable & IConstruct): iam.Grant {
+    const producer = Stack.of(this);
+    const consumer = Stack.of(grantee);
+    let resourceId = this.proxyResourceId.value as string;
+    if (consumer !== producer) {
+      consumer.addStackDependency(producer, 'rds-db:connect names the proxy of the stateful stack');
+      resourceId = Fn.getStackOutput(producer.stackName, this.proxyResourceId.logicalId, producer.region);
+    }
+    return iam.Grant.addToPrincipal({
+      grantee,
+      actions: ['rds-db:connect'],
+      resourceArns: [
+        consumer.formatArn({
+          service: 'rds-db',
+          resource: 'dbuser',
+          resourceName: `${resourceId}/${READER_DB_USER}`,
+          arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+        }),
+      ],
+    });
   }
 }

@@ -3,6 +3,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { StageSettings } from '../config.js';
+import { ignoreLintRule } from './cfn-lint.js';
 
 export interface NetworkProps {
   database: StageSettings['database'];
@@ -52,6 +53,8 @@ export class Network extends Construct {
         reason:
           'Zone names are resolved at synth (stage configuration, or the account lookup kept in cdk.context.json) so the subnets never move between deployments.',
       });
+      // The same reason for cfn-lint, which reads the template's own metadata.
+      for (const subnet of this.vpc.isolatedSubnets) ignoreLintRule(subnet, 'W3010');
       this.owned = true;
       this.createsEndpoints = true;
       this.retainDefaultSgHandlerLogs(props.logRetentionDays);

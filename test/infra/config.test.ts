@@ -2,14 +2,14 @@ import { describe, expect, it } from '@jest/globals';
 import { parseConfig } from '#shared/config/service.js';
 import { createPool } from '#shared/store/db.js';
 import { CALL_MARGIN_MS, CLIENT_STATEMENT_GRACE_MS, loadStageConfig, worstCallMs } from '../../lib/config.js';
-import { cdkJsonContext } from './support.js';
+import { ALARM_ADDRESS, cdkJsonContext } from './support.js';
 
 const ctx = (values: Record<string, unknown>) => ({ tryGetContext: (k: string) => values[k] });
 
 describe('stage configuration from context', () => {
-  it('parses every stage of cdk.json', () => {
+  it('parses every stage of cdk.json, given a real alarm address where the file holds a placeholder', () => {
     for (const stage of Object.keys(cdkJsonContext.stages as object)) {
-      expect(loadStageConfig(ctx({ ...cdkJsonContext, stage })).stageName).toBe(stage);
+      expect(loadStageConfig(ctx({ ...cdkJsonContext, stage, alarmEmail: ALARM_ADDRESS })).stageName).toBe(stage);
     }
   });
 
@@ -84,5 +84,53 @@ describe('timeout budget: the worst path of one call fits the Lambda timeout, wh
       await pool.end();
     }
     expect(CALL_MARGIN_MS).toBe(2000);
+  });
+});
+
+describe('alarm address: a stage that sends its alarms somewhere names a mailbox someone reads', () => {
+  const load = (alarmEmail: unknown, extra: Record<string, unknown> = {}) =>
+    loadStageConfig(ctx({ stage: 'x', stages: { x: { alarmEmail } }, ...extra }));
+
+  it('cdk.json prod as committed does not synthesize: its address is a placeholder, and the message says what to do', () => {
+    expect(() => loadStageConfig(ctx({ ...cdkJsonContext, stage: 'prod' }))).toThrow(
+      'invalid configuration for stage "prod": alarmEmail: oncall@example.com is a placeholder (example.com is reserved for examples and tests and receives no mail): alarms sent there reach nobody. Name a real address (cdk.json stages.<stage>.alarmEmail, or -c alarmEmail=...)',
+    );
+  });
+
+  it.each([
+    ['oncall@example.com'],
+    ['alerts@mail.example.org'],
+    ['ops@example.net'],
+    ['ops@acme.test'],
+    ['ops@corp.example'],
+    ['ops@nowhere.invalid'],
+    ['ops@host.localhost'],
+    ['changeme@acme-corp.com'],
+    ['CHANGE-ME@acme-corp.com'],
+    ['your-email@acme-corp.com'],
+    ['placeholder@acme-corp.com'],
+    ['todo@acme-corp.com'],
+    ['noreply@acme-corp.com'],
+  ])('refuses the placeholder %s', (address) => {
+    expect(() => load(address)).toThrow(/alarmEmail: .* is a placeholder \(.+\): alarms sent there reach nobody/);
+  });
+
+  it('refuses an empty or malformed address with its own message', () => {
+    expect(() => load('')).toThrow(/alarmEmail: empty: name the address that receives this stage's alarms, or remove the key/);
+    expect(() => load('   ')).toThrow(/alarmEmail: empty/);
+    expect(() => load('oncall')).toThrow(/alarmEmail: "oncall" is not an e-mail address/);
+    expect(() => load(' ops@acme-corp.com')).toThrow(/is not an e-mail address/);
+  });
+
+  it('accepts real addresses, including ones that merely contain a reserved word', () => {
+    for (const address of ['oncall@acme-corp.com', 'ops@myexample.com', 'alerts@example.com.au', 'sre+geo@testing.io', 'team@acme.dev']) {
+      expect(load(address).alarmEmail).toBe(address);
+    }
+    expect(loadStageConfig(ctx({ stage: 'x', stages: { x: {} } })).alarmEmail).toBeUndefined();
+  });
+
+  it('-c alarmEmail=... sets the address and is checked the same way', () => {
+    expect(load('oncall@example.com', { alarmEmail: 'oncall@acme-corp.com' }).alarmEmail).toBe('oncall@acme-corp.com');
+    expect(() => load(undefined, { alarmEmail: 'changeme@acme-corp.com' })).toThrow(/placeholder/);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { importStage, type Resources, resources, synth } from './support.js';
+import { importStage, PROD, type Resources, resources, synth } from './support.js';
 
 type Json = Record<string, unknown>;
 type Resource = Resources[string] & { DeletionPolicy?: string };
@@ -53,7 +53,7 @@ function check(all: Record<string, Resource>): string[] {
 describe('log groups', () => {
   it.each([
     ['dev', {}],
-    ['prod', { stage: 'prod' }],
+    ['prod', PROD],
     ['import', { stages: { dev: importStage } }],
   ])('%s: every group has a retention, every function and export writes to one, no fixed name survives a destroy', (_name, context) => {
     const s = synth(context, { account: '111111111111', region: 'eu-west-1' });

@@ -1,12 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
-import { importStage, synth } from './support.js';
+import { importStage, PROD, synth } from './support.js';
 
 // synth() runs the AwsSolutions checks registered by buildService; a finding fails the synthesis.
 describe('cdk-nag AwsSolutions', () => {
   it.each([
     ['dev', {}],
-    ['prod', { stage: 'prod' }],
+    ['prod', PROD],
     ['import', { stages: { dev: importStage } }],
     [
       'domain',

@@ -8,7 +8,7 @@ import { createServices } from '#shared/store/services.js';
 import { type LambdaHandler, toApiGatewayEvent } from '../harness/adapter.js';
 import { localConfig } from '../harness/stack.js';
 import { captureLogLines } from '../support/capture.js';
-import { resources, synth } from './support.js';
+import { ALARM_ADDRESS, PROD, resources, synth } from './support.js';
 
 /**
  * CloudWatch's JSON filter syntax, for the one form our filters use: terms `$.field = "value"`, joined
@@ -111,14 +111,14 @@ describe('API stage, alarms and metric filters', () => {
   });
 
   it('with an alarm e-mail, an encrypted TLS-only topic receives every alarm', () => {
-    const prod = synth({ stage: 'prod' }).statelessTemplate;
-    prod.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'oncall@example.com' });
+    const prod = synth(PROD).statelessTemplate;
+    prod.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: ALARM_ADDRESS });
     prod.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: Match.anyValue() });
     for (const a of Object.values(resources(prod, 'AWS::CloudWatch::Alarm'))) expect(a.Properties!.AlarmActions).toHaveLength(1);
   });
 
   it("the topic key admits CloudWatch only on behalf of this account's alarms (no confused deputy)", () => {
-    const prod = synth({ stage: 'prod' }, { account: '111111111111', region: 'eu-west-1' }).statelessTemplate;
+    const prod = synth(PROD, { account: '111111111111', region: 'eu-west-1' }).statelessTemplate;
     const keys = Object.values(resources(prod, 'AWS::KMS::Key'));
     expect(keys).toHaveLength(1);
     const statements = (keys[0]!.Properties!.KeyPolicy as { Statement: Array<Record<string, any>> }).Statement;
