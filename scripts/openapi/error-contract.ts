@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { uuid } from '#shared/reads/contracts/common.js';
+import * as z from '#shared/reads/contracts/zod.js';
 
 /**
  * docs/contract.md#error-body, the body of every refusal. `codes` narrows `code` to those a given response

@@ -1,23 +1,16 @@
-import { DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
-import pg from 'pg';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamo, pool, signer } from './irreducible-clients.js';
 import { counterUpdate, reply } from './irreducible-reply.js';
 
 /**
  * The irreducible-dependency handler (irreducible-handler.ts) doing the irreducible I/O of a first
- * request as well: a connection and one statement to PostgreSQL, one UpdateItem to the budget table,
- * with clients built the way the services build them, and nothing of ours.
+ * request as well: a connection and one statement to PostgreSQL, one UpdateItem through the document
+ * client's UpdateCommand, and nothing of ours. The yardstick of issue 19: each family's start to first
+ * response is set against it.
  */
-const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 1 });
-const dynamo = new DynamoDBClient({
-  region: process.env.AWS_REGION ?? 'us-east-1',
-  maxAttempts: 1,
-  ...(process.env.DYNAMODB_ENDPOINT
-    ? { endpoint: process.env.DYNAMODB_ENDPOINT, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
-    : {}),
-});
-
 export const handler = async (): Promise<{ statusCode: number; body: string }> => {
   const { rows } = await pool.query<{ ok: boolean }>('SELECT true AS ok');
-  await dynamo.send(new UpdateItemCommand(counterUpdate()));
-  return { statusCode: 200, body: JSON.stringify(reply.parse({ ok: rows[0]?.ok === true })) };
+  const { Attributes } = await dynamo.send(new UpdateCommand(counterUpdate()));
+  const ok = rows[0]?.ok === true && typeof Attributes?.calls === 'number' && typeof signer.getAuthToken === 'function';
+  return { statusCode: 200, body: JSON.stringify(reply.parse({ ok })) };
 };

@@ -17,13 +17,14 @@ export const reply = z
   .meta({ id: 'irreducible_reply' });
 
 /**
- * The one UpdateItem of the I/O yardsticks (irreducible-io-handler.ts with the SDK's client,
- * irreducible-lean-io-handler.ts with ours): the same input, so they differ by the client alone.
+ * The one UpdateItem of the I/O yardsticks, as the document client takes it (plain values): an atomic
+ * increment, what the budget counter does, on an item of its own.
  */
 export const counterUpdate = () => ({
   TableName: process.env.BUDGET_TABLE,
-  Key: { pk: { S: 'irreducible' } },
+  Key: { pk: 'irreducible' },
   UpdateExpression: 'ADD #c :one',
   ExpressionAttributeNames: { '#c': 'calls' },
-  ExpressionAttributeValues: { ':one': { N: '1' } },
+  ExpressionAttributeValues: { ':one': 1 },
+  ReturnValues: 'UPDATED_NEW' as const,
 });

@@ -11,9 +11,11 @@ const sections: Record<string, () => Promise<{ default: () => Promise<string> }>
   figures: () => import('./figures.bench.js'),
   catalog: () => import('./catalog.bench.js'),
   bundles: () => import('./bundles.bench.js'),
+  client: () => import('./budget-client.bench.js'),
   overhead: () => import('./overhead.bench.js'),
   sizes: () => import('./sizes.bench.js'),
   mcp: () => import('./mcp-sizes.bench.js'),
+  scale: () => import('./scale.bench.js'),
 };
 
 const wanted = process.argv.slice(2);

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { assertNoStandIns, settle } from './zod.js';
 
 /** A JSON Schema object as z.toJSONSchema writes it (draft 2020-12, which OpenAPI 3.1 uses as is). */
 export type JsonSchema = Record<string, unknown>;
@@ -17,7 +18,10 @@ export interface Converted {
  * this splits that into the schema and its named parts, and rewrites references with `refPrefix`
  * ('#/components/schemas/' for OpenAPI, '#/$defs/' for a self-contained MCP schema).
  */
-export function convert(schema: z.ZodType, io: 'input' | 'output', refPrefix: string): Converted {
+export function convert(contract: z.ZodType, io: 'input' | 'output', refPrefix: string): Converted {
+  // The schema itself, not the stand-in a read file holds (contracts/zod.ts): zod keys its registry by schema.
+  const schema = settle(contract);
+  assertNoStandIns(schema);
   const raw = z.toJSONSchema(schema, { io, unrepresentable: 'throw' }) as JsonSchema;
   const text = JSON.stringify(tidy(raw)).replaceAll('"#/$defs/', `"${refPrefix}`);
   const { $schema: _schema, $defs, ...rest } = JSON.parse(text) as JsonSchema & { $defs?: Record<string, JsonSchema> };
