@@ -1,6 +1,11 @@
 /** Formats recognised across the service: one definition each. */
 
-/** A UUID in its text form, any version, either case (the store's ids; an analysis named by id). */
+/**
+ * A UUID in its text form: 8-4-4-4-12 hexadecimal digits, either case, whatever the version and variant bits
+ * (no RFC 9562 check: the store's uuid type holds any 128 bits, and every id it holds must be usable). An
+ * analysis reference of this shape names the analysis by id only; the store refuses slugs of this shape
+ * (migration 010, docs/data-contract.md#identifiers-and-slugs).
+ */
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const isUuid = (value: string): boolean => UUID_PATTERN.test(value);

@@ -1,9 +1,14 @@
-import * as z from 'zod';
+import * as z from './zod.js';
 
 /** ISO 8601 UTC with milliseconds, as Date.prototype.toISOString writes it. */
 export const timestamp = z.iso.datetime({ precision: 3 }).describe('ISO 8601 UTC timestamp with milliseconds.');
 export const day = z.iso.date().describe('A UTC calendar day, YYYY-MM-DD.');
-export const uuid = z.uuid();
+/**
+ * An identifier as the store holds it: any 8-4-4-4-12 hexadecimal string (shared/formats.ts), whatever its
+ * version and variant bits. z.uuid() would hold ids to RFC 9562 and refuse ids the store serves (the nil-like
+ * 00000000-0000-0000-0000-000000000001 among them). Its JSON Schema is the same: format uuid.
+ */
+export const uuid = z.guid();
 
 export const iso = (d: Date): string => d.toISOString();
 export const isoOrNull = (d: Date | null): string | null => (d ? d.toISOString() : null);
