@@ -164,7 +164,7 @@ export interface paths {
         };
         /**
          * Prompts of a group with per-engine metrics
-         * @description The prompts in one group now, each with its headline figures over all engines and per engine: the only per-prompt figures; the groups read’s figures are the sums of these rows. Use it to find the questions behind a group’s figures. Paged by limit and offset in creation order. A prompt weighs about 1 KB per engine, so a large page can exceed what an assistant reads: at 6 engines ask for at most 10.
+         * @description The prompts in one group now, each with its headline figures over all engines and per engine: the only per-prompt figures; the groups read’s figures are the sums of these rows. Use it to find the questions behind a group’s figures. Paged by limit and offset in creation order. A prompt weighs about 1.4 KB per engine, so a large page can exceed what an assistant reads: at 6 engines ask for at most 7.
          *
          *     MCP tool: `list_group_prompts`.
          */
@@ -208,7 +208,7 @@ export interface paths {
         };
         /**
          * Daily series of headline metrics
-         * @description One point per UTC day: the headline figures of the day’s latest run (rates with numerator and denominator; the summary adds intervals and the comparison); a day without a run is {day, state: no_run}. Use it for trends. Window: the days up to the latest collection (default 30d), all of them, or from/to (UTC days); no last-run. A day with a run weighs about 0.45 KB, so beyond about 160 days (all, a wide from/to) a result can exceed what an assistant reads: ask for 90d or less, or walk from/to spans of at most 92 days.
+         * @description One point per UTC day: the headline figures of the day’s latest run (rates and means with their 95% intervals; the summary adds the comparison); a day without a run is {day, state: no_run}. Use it for trends. Window: the days up to the latest collection (default 30d), all of them, or from/to (UTC days); no last-run. A day with a run weighs about 0.64 KB, so beyond about 110 days (all, a wide from/to) a result can exceed what an assistant reads: ask for 90d or less, or walk from/to spans of at most 92 days.
          *
          *     MCP tool: `get_metrics_timeseries`.
          */
@@ -274,7 +274,7 @@ export interface paths {
         };
         /**
          * Get one run with per-engine progress
-         * @description One collection with per-engine progress (state; expected, collected, extracted and failed answers; extraction recipe, null until extracted). Use it to check whether the latest figures are complete. Run states: collecting -> extracting (collected, not yet extracted) -> finished, any -> failed. Engine states: pending -> collecting -> extracting -> done, any -> failed.
+         * @description One collection with per-engine progress (state; expected, collected, extracted and failed answers; extraction recipe, null until extracted). Use it to check whether the latest figures are complete. Run states: collecting -> extracting (collected, not yet extracted) -> finished, any -> failed. Engine states: pending -> collecting -> extracting -> done, any -> failed. changes (null until finished): brands and domains entered or left since the previous finished run; visibility change, overall and per engine, with its 95% interval (rates 0..1).
          *
          *     MCP tool: `get_run`.
          */
@@ -623,8 +623,10 @@ export interface components {
             /** @description True when more rows exist than were returned (indirect competitors past the 50 most mentioned). */
             truncated: boolean;
         };
-        /** @description A rate on one day: value = numerator / denominator. Its 95% Wilson interval follows from numerator and denominator; the summary carries the window’s. */
+        /** @description A rate on one day: value = numerator / denominator, with its 95% Wilson interval. */
         day_rate: {
+            /** @description 95% Wilson score interval of the rate, rounded to 6 decimals; null when the denominator is 0. */
+            ci95: components["schemas"]["interval"] | null;
             /** @description Denominator of the rate. Integer ≥ 0. */
             denominator: number;
             /** @description Numerator of the rate. Integer ≥ 0. */
@@ -744,6 +746,13 @@ export interface components {
             /** @description Lower bound, 0..1. */
             low: number;
         };
+        /** @description 95% interval, bounds rounded to 6 decimals (low ≤ high). */
+        interval_any: {
+            /** @description Upper bound. */
+            high: number;
+            /** @description Lower bound. */
+            low: number;
+        };
         /** @description A JSON-RPC 2.0 response: `result`, or `error` for a protocol-level failure (a failing tool answers a result with isError: true). */
         jsonrpc_response: {
             error?: {
@@ -819,19 +828,21 @@ export interface components {
                 slug: string;
             };
         };
-        /** @description An average with its comparison: value, previous and delta. An average carries no interval and no significance test. */
+        /** @description An average with its 95% interval, and its comparison: previous, delta, delta’s 95% interval and significance. */
         mean: {
-            /** @description Number of values averaged. Integer ≥ 0. */
-            count: number;
             /** @description value − previous.value (unrounded, then rounded to 6 decimals); null when either is null. */
             delta: number | null;
+            /** @description Welch’s 95% interval of delta (Welch–Satterthwaite df; one point when both variances are 0); null when either count < 2. */
+            delta_ci95: components["schemas"]["interval_any"] | null;
             /** @description The same mean over the comparison period; null when there is none. */
             previous: components["schemas"]["mean_value"] | null;
-            /** @description Mean, rounded to 6 decimals; null when count is 0 (nothing to average). */
-            value: number | null;
-        };
-        /** @description An average over one period. */
+            /** @description True when delta_ci95 excludes 0 (a change at the 5% level); null when delta_ci95 is null. */
+            significant: boolean | null;
+        } & components["schemas"]["mean_value"];
+        /** @description An average over one period, with its 95% interval. */
         mean_value: {
+            /** @description Student t 95% interval of the mean (count − 1 df, sample sd), not clipped to the values’ range; null when count < 2. */
+            ci95: components["schemas"]["interval_any"] | null;
             /** @description Number of values averaged. Integer ≥ 0. */
             count: number;
             /** @description Mean, rounded to 6 decimals; null when count is 0 (nothing to average). */
@@ -841,6 +852,10 @@ export interface components {
         measurement_context: {
             /** @description The period every previous/delta compares to: the previous finished collection for last-run, the period of equal length just before for Nd and from/to; null for all, or for last-run when there is no earlier collection. */
             comparison: {
+                /** @description Sets that differ between the window and this period: engines with collected answers, prompts with collected answers, recipes of extracted answers. */
+                changes: ("engines" | "prompts" | "recipes")[];
+                /** @description True when changes is empty. */
+                comparable: boolean;
                 /**
                  * Format: date
                  * @description A UTC calendar day, YYYY-MM-DD.
@@ -963,13 +978,15 @@ export interface components {
                 text: string;
             };
         };
-        /** @description A rate, 0..1: value = numerator / denominator with its 95% Wilson interval, and the same rate over the comparison period with the change and its significance. */
+        /** @description A rate, 0..1: value = numerator / denominator with its 95% Wilson interval, and the same rate over the comparison period with the change, its 95% interval and its significance. */
         rate: {
             /** @description value − previous.value, from unrounded values, then rounded to 6 decimals; null when either is null. */
             delta: number | null;
+            /** @description 95% interval of delta (Newcombe 1998, method 10: from the two Wilson intervals); null when either denominator is 0. */
+            delta_ci95: components["schemas"]["interval_any"] | null;
             /** @description The same rate over the comparison period (context.comparison); null when there is none (window all, or no earlier collection). */
             previous: components["schemas"]["rate_value"] | null;
-            /** @description True when the change is outside the noise: the 95% Wilson intervals of the two periods do not overlap. Null when either interval is null. */
+            /** @description True when delta_ci95 excludes 0 (a change at the 5% level); null when delta_ci95 is null. */
             significant: boolean | null;
         } & components["schemas"]["rate_value"];
         /** @description A rate over one period: numerator / denominator, with its 95% Wilson interval. */
@@ -985,6 +1002,7 @@ export interface components {
         };
         /** @description One collection (run) of the analysis, with per-engine progress: state, expected, collected, extracted and failed answers, and extraction recipe. */
         run: {
+            changes: components["schemas"]["run_changes"];
             /** @description Per-engine progress, in the order of the analysis engines. */
             engines: ({
                 /** @description Display name of the engine. */
@@ -1004,6 +1022,27 @@ export interface components {
                 failed: number;
             };
         } & components["schemas"]["run_ref"];
+        /** @description What changed since the previous finished run. Null while this run is not finished. */
+        run_changes: {
+            /** @description Brands named in extracted answers; null for a first run. */
+            brands: components["schemas"]["turnover"] | null;
+            /** @description Domains cited in extracted answers; null for a first run. */
+            domains: components["schemas"]["turnover"] | null;
+            /** @description Per engine of either run, the analysis engines first. */
+            engines: components["schemas"]["run_engine_change"][];
+            /** @description The latest finished run started before this one; null for a first run. */
+            previous_run: {
+                /** Format: uuid */
+                id: string;
+                /**
+                 * Format: date-time
+                 * @description ISO 8601 UTC timestamp with milliseconds.
+                 */
+                started_at: string;
+            } | null;
+            /** @description The tracked brand’s visibility against the previous run. */
+            visibility: components["schemas"]["rate"];
+        } | null;
         /** @description One engine of a run: its state and answer counts. */
         run_engine: {
             /** @description Answers captured so far. */
@@ -1021,6 +1060,12 @@ export interface components {
              * @enum {string}
              */
             state: "pending" | "collecting" | "extracting" | "done" | "failed";
+        };
+        /** @description One engine’s visibility change. */
+        run_engine_change: {
+            engine: components["schemas"]["engine_ref"];
+            /** @description The tracked brand’s visibility on this engine against the previous run. */
+            visibility: components["schemas"]["rate"];
         };
         /** @description Runs of the analysis, most recent first; one page (next_cursor null, truncated when older runs exist). */
         run_list: {
@@ -1166,6 +1211,17 @@ export interface components {
             share_of_voice: components["schemas"]["rate"];
             /** @description Share of extracted answers naming this brand, 0..1. */
             visibility: components["schemas"]["rate"];
+        };
+        /** @description Names that entered or left between two runs. */
+        turnover: {
+            /** @description In this run, not in the previous one: at most 50, most mentioned or cited first, then by name (code point order). */
+            entered: string[];
+            /** @description How many entered. */
+            entered_total: number;
+            /** @description In the previous run, not in this one: at most 50, ordered alike. */
+            left: string[];
+            /** @description How many left. */
+            left_total: number;
         };
     };
     responses: {

@@ -42,7 +42,9 @@ type Post = (path: string, body: unknown) => Promise<any>;
 
 /**
  * The calls shown, in order (later ones use identifiers the earlier ones returned). Small pages and
- * short windows keep the document readable; each summary states the exact request.
+ * short windows keep the document readable and within its 200 KB (test/openapi/document.test.ts): one
+ * item where a page can be asked for, and the MCP call is that of a small read, since its answer carries
+ * the body twice (text and structuredContent). Each summary states the exact request.
  */
 async function collect(get: Get, post: Post, m: DemoManifest): Promise<Examples> {
   // The smallest analysis the demo collects (Globex's, in the demo's other workspace: two engines, three
@@ -67,14 +69,14 @@ async function collect(get: Get, post: Post, m: DemoManifest): Promise<Examples>
   // The other figure reads over the whole history: no comparison period, so their rates are shorter to read.
   await show('list_engines', `/analyses/${a}/engines?window=all`, 'Per engine, whole history');
   await show('list_competitors', `/analyses/${a}/competitors?window=all`, 'Direct and indirect competitors, whole history');
-  await show('list_sources', `/analyses/${a}/sources?window=all&limit=2`, 'The two most cited domains');
+  await show('list_sources', `/analyses/${a}/sources?window=all&limit=1`, 'The most cited domain');
   const groups = await show('list_groups', `/analyses/${a}/groups?window=all`, 'Every group, whole history');
   await show('list_group_prompts', `/analyses/${a}/groups/${groups.items[0].id}/prompts?window=all&limit=1`, 'First prompt of a group');
   await show('list_prompts', `/analyses/${a}/prompts`, 'The prompt catalogue');
   const runs = await show('list_runs', `/analyses/${a}/runs?limit=1`, 'The latest run');
   await show('get_run', `/analyses/${a}/runs/${runs.items[0].id}`, 'One run');
   const day = daysBefore(1);
-  await show('list_answers', `/analyses/${a}/answers?from=${day}&to=${day}&limit=2`, 'First page of one day');
+  await show('list_answers', `/analyses/${a}/answers?from=${day}&to=${day}&limit=1`, 'First answer of one day');
   // An ordinary answer (extracted, naming brands and citing sources) of that day, not one of the demo's hostile texts.
   const candidates = await get(`/analyses/${a}/answers?from=${day}&to=${day}&limit=10`);
   let shown = false;
@@ -92,10 +94,10 @@ async function collect(get: Get, post: Post, m: DemoManifest): Promise<Examples>
     break;
   }
   if (!shown) throw new Error(`no ordinary extracted answer among the first ten of ${day}`);
-  const request = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_run', arguments: { analysis: a, run: 'latest' } } };
+  const request = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_runs', arguments: { analysis: a, limit: 1 } } };
   const reply = await post('/mcp', request);
   if (reply.result?._meta?.rate_limit) normalise(reply.result._meta);
-  out.mcp = { summary: 'Calling the tool get_run', request, value: reply };
+  out.mcp = { summary: 'Calling the tool list_runs (the latest run)', request, value: reply };
   return out;
 }
 

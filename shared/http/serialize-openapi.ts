@@ -1,10 +1,11 @@
 /**
  * The bytes of openapi/openapi.json. Kept apart from the builder so the function serving the document
  * bundles this line and not the read table. Parsing and serializing again gives the same bytes back,
- * because the file was written by this same function.
+ * because the file was written by this same function. Pretty-printed with one tab per level: as
+ * readable as spaces, and the deeply nested examples weigh a fifth less (docs/openapi.md, the table of sizes).
  */
 export function serializeOpenApi(doc: unknown): string {
-  return `${JSON.stringify(doc, null, 2)}\n`;
+  return `${JSON.stringify(doc, null, '\t')}\n`;
 }
 
 /** Where the generated document lives, relative to the repository root. */

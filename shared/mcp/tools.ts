@@ -3,6 +3,7 @@ import { type JsonSchema, sharePartsWithin, standalone } from '../reads/contract
 import { reads } from '../reads/registry.js';
 import type { ReadDef } from '../reads/types.js';
 import { compactSchema, hasUntrusted, markUntrustedSchema, untrustedTransform } from './schema.js';
+import { TOOL_LIST } from './tool-list.js';
 
 /** One MCP tool per read: what tools/list advertises, and the read that tools/call runs. */
 export interface ToolDef {
@@ -23,16 +24,29 @@ export interface ToolDef {
  * that on the 1-year benchmark dataset (docs/performance.md). The assistant asks for more with `limit`, up to
  * the same maximum as REST.
  */
-export const TOOL_PAGE_DEFAULT = 10;
+export const TOOL_PAGE_DEFAULT = 7;
+
+/**
+ * Tools whose items weigh more than the default page affords: a group's prompt carries its figures per
+ * engine (GROUP_PROMPT_SIZE), so a default page stays within what every host shows inline
+ * (ASSISTANT_DEFAULT_CHARS) at six engines.
+ */
+const PAGE_DEFAULT_BY_TOOL: Readonly<Record<string, number>> = { list_group_prompts: 4 };
+
+/** The page size a tool called without `limit` answers with, where the read's REST default is larger. */
+export function toolPageDefault(name: string): number {
+  return PAGE_DEFAULT_BY_TOOL[name] ?? TOOL_PAGE_DEFAULT;
+}
 
 /** The advertised input schema with the tool's own defaults, and those defaults. */
-function toolDefaults(input: JsonSchema): { input: JsonSchema; defaults: Record<string, unknown> } {
+function toolDefaults(name: string, input: JsonSchema): { input: JsonSchema; defaults: Record<string, unknown> } {
   const properties = (input.properties ?? {}) as Record<string, JsonSchema>;
   const limit = properties.limit;
-  if (typeof limit?.default !== 'number' || limit.default <= TOOL_PAGE_DEFAULT) return { input, defaults: {} };
+  const page = toolPageDefault(name);
+  if (typeof limit?.default !== 'number' || limit.default <= page) return { input, defaults: {} };
   return {
-    input: { ...input, properties: { ...properties, limit: { ...limit, default: TOOL_PAGE_DEFAULT } } },
-    defaults: { limit: TOOL_PAGE_DEFAULT },
+    input: { ...input, properties: { ...properties, limit: { ...limit, default: page } } },
+    defaults: { limit: page },
   };
 }
 
@@ -75,7 +89,7 @@ function describe(read: ReadDef, output: JsonSchema, untrusted: boolean): string
 
 function toolOf(read: ReadDef): ToolDef {
   const contract = standalone(read.output, 'output');
-  const { input: inputSchema, defaults } = toolDefaults(compactSchema(standalone(read.input, 'input'), 'input'));
+  const { input: inputSchema, defaults } = toolDefaults(read.name, compactSchema(standalone(read.input, 'input'), 'input'));
   if (inputSchema.type !== 'object' || contract.type !== 'object') {
     throw new Error(`${read.name}: MCP needs object schemas at the root of input and output`);
   }
@@ -102,8 +116,39 @@ function toolOf(read: ReadDef): ToolDef {
 
 let cache: Map<string, ToolDef> | undefined;
 
-/** The tools, built from the read table once per process (cold start), in table order. */
+/**
+ * Every tool, built from the read table, in table order: what `npm run openapi` writes into
+ * tool-list.ts, and what the tests hold the served list to.
+ */
 export function tools(): Map<string, ToolDef> {
-  cache ??= new Map(reads.map((read) => [read.name, toolOf(read)]));
+  cache ??= new Map(reads.map((read) => [read.name, toolDef(read.name) as ToolDef]));
   return cache;
+}
+
+const built = new Map<string, ToolDef>();
+
+/**
+ * One tool, built from its read the first time it is called: tools/call needs its read, defaults and
+ * untrusted-text marking, and builds no other tool's schemas.
+ */
+export function toolDef(name: string): ToolDef | undefined {
+  const known = built.get(name);
+  if (known) return known;
+  const read = reads.find((r) => r.name === name);
+  if (!read) return undefined;
+  const def = toolOf(read);
+  built.set(name, def);
+  return def;
+}
+
+let advertised: Tool[] | undefined;
+
+/**
+ * What tools/list answers: the list `npm run openapi` built from the read table (tool-list.ts), so a
+ * cold function answers its first list without converting fifteen contracts to JSON Schema.
+ * test/mcp/tool-list.test.ts fails when the committed list is not the one the read table makes.
+ */
+export function toolList(): Tool[] {
+  advertised ??= JSON.parse(TOOL_LIST) as Tool[];
+  return advertised;
 }

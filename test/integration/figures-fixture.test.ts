@@ -49,6 +49,9 @@ describe('metrics (read 4)', () => {
           collected_at: '2025-03-10T06:40:00.000Z',
           finished_at: '2025-03-10T07:00:00.000Z',
         },
+        // R3 collected answers to P1 and P2 only (P3 failed on both engines); R4 to P1, P2 and P3.
+        comparable: false,
+        changes: ['prompts'],
       },
       run: {
         id: R4,
@@ -76,6 +79,8 @@ describe('metrics (read 4)', () => {
         ci95: { low: 0.150039, high: 0.849961 },
         previous: { value: 0.666667, numerator: 2, denominator: 3, ci95: { low: 0.20766, high: 0.938508 } },
         delta: -0.166667, // 0.5 − 0.666667
+        // Newcombe: −0.166667 − √((0.5 − 0.150039)² + (0.938508 − 0.666667)²), −0.166667 + √((0.849961 − 0.5)² + (0.666667 − 0.20766)²)
+        delta_ci95: { low: -0.609804, high: 0.410534 },
         significant: false,
       },
       // R4 mentions: Fixo 2, Rival 3 → 2/5 = 0.4; R3: Fixo 2, Nimbus 1 → 2/3.
@@ -86,12 +91,30 @@ describe('metrics (read 4)', () => {
         ci95: { low: 0.117621, high: 0.769276 },
         previous: { value: 0.666667, numerator: 2, denominator: 3, ci95: { low: 0.20766, high: 0.938508 } },
         delta: -0.266667, // 0.4 − 0.666667
+        delta_ci95: { low: -0.658631, high: 0.322445 },
         significant: false,
       },
-      // positions 1 (a41) and 2 (a42) → 1.5; R3: 1 and 1 → 1.
-      average_position: { value: 1.5, count: 2, previous: { value: 1, count: 2 }, delta: 0.5 },
-      // scored: 0.5 (a42 unscored) → 0.5; R3: (0.2 − 0.4)/2 = −0.1; delta 0.6.
-      sentiment: { value: 0.5, count: 1, previous: { value: -0.1, count: 2 }, delta: 0.6 },
+      // positions 1 (a41) and 2 (a42) → 1.5 ± t(1, 0.975) · s/√2 = 12.706205 · 0.5; R3: 1 and 1 → 1, zero variance.
+      // Welch: se² = 0.5²/2 + 0 = 0.25, df = 1 → 0.5 ± 6.353102.
+      average_position: {
+        value: 1.5,
+        count: 2,
+        ci95: { low: -4.853102, high: 7.853102 },
+        previous: { value: 1, count: 2, ci95: { low: 1, high: 1 } },
+        delta: 0.5,
+        delta_ci95: { low: -5.853102, high: 6.853102 },
+        significant: false,
+      },
+      // scored: 0.5 (a42 unscored) → 0.5, one value, no interval; R3: (0.2 − 0.4)/2 = −0.1 ± 12.706205 · 0.3; delta 0.6.
+      sentiment: {
+        value: 0.5,
+        count: 1,
+        ci95: null,
+        previous: { value: -0.1, count: 2, ci95: { low: -3.911861, high: 3.711861 } },
+        delta: 0.6,
+        delta_ci95: null,
+        significant: null,
+      },
       // R4 cites nothing → null, no_citations; R3: fixo.com 2 of 4 citations = 0.5.
       source_share: {
         value: null,
@@ -100,6 +123,7 @@ describe('metrics (read 4)', () => {
         ci95: null,
         previous: { value: 0.5, numerator: 2, denominator: 4, ci95: { low: 0.150039, high: 0.849961 } },
         delta: null,
+        delta_ci95: null,
         significant: null,
         null_reason: 'no_citations',
       },
@@ -109,7 +133,14 @@ describe('metrics (read 4)', () => {
   test('7d: R2+R3+R4 against R1; a real change and a measured zero', async () => {
     const body = await get(`${A}/metrics?window=7d`, getMetrics.output);
     expect(body.context.window).toEqual({ name: '7d', first_day: '2025-03-04', last_day: '2025-03-10', days: 7 });
-    expect(body.context.comparison).toEqual({ first_day: '2025-02-25', last_day: '2025-03-03', run: null });
+    // R1 served recipe fx-v1, R2-R4 fx-v2; engines and prompts (P1-P3 on both) are the same.
+    expect(body.context.comparison).toEqual({
+      first_day: '2025-02-25',
+      last_day: '2025-03-03',
+      run: null,
+      comparable: false,
+      changes: ['recipes'],
+    });
     expect(body.context.run).toBeNull();
     expect(body.context.coverage).toEqual([
       // expected 3+3+3; collected 3+2+2; extracted 3+2+2 / 3+1+2; failed 0+1+1
@@ -127,6 +158,7 @@ describe('metrics (read 4)', () => {
         ci95: { low: 0.497436, high: 0.918205 },
         previous: { value: 0, numerator: 0, denominator: 6, ci95: { low: 0, high: 0.390334 } },
         delta: 0.769231,
+        delta_ci95: { low: 0.293591, high: 0.918205 },
         significant: true,
       },
       // Fixo 10 of 6 + 3 + 5 = 14 mentions = 0.714286; R1: 0 of 6 (Rival only).
@@ -137,13 +169,32 @@ describe('metrics (read 4)', () => {
         ci95: { low: 0.453509, high: 0.882786 },
         previous: { value: 0, numerator: 0, denominator: 6, ci95: { low: 0, high: 0.390334 } },
         delta: 0.714286,
+        delta_ci95: { low: 0.244855, high: 0.882786 },
         significant: true,
       },
-      // (6·1 + 1 + 1 + 1 + 2) / 10 = 1.1; R1 never names Fixo → previous null.
-      average_position: { value: 1.1, count: 10, previous: { value: null, count: 0 }, delta: null },
-      // (6·0.3 + 0.2 − 0.4 + 0.5) / 9 = 2.1/9 = 0.233333
-      sentiment: { value: 0.233333, count: 9, previous: { value: null, count: 0 }, delta: null },
-      // fixo.com 3 (R2) + 2 (R3) = 5 of 6 + 4 = 10 → 0.5; R1: 0 of 6 g2.com = 0, a measured zero.
+      // (6·1 + 1 + 1 + 1 + 2) / 10 = 1.1, s² = 0.1 → ± t(9) · √(0.1/10) = 2.262157 · 0.1; R1 never names Fixo → previous null.
+      average_position: {
+        value: 1.1,
+        count: 10,
+        ci95: { low: 0.873784, high: 1.326216 },
+        previous: { value: null, count: 0, ci95: null },
+        delta: null,
+        delta_ci95: null,
+        significant: null,
+      },
+      // (6·0.3 + 0.2 − 0.4 + 0.5) / 9 = 2.1/9 = 0.233333, t(8) interval of the nine values
+      sentiment: {
+        value: 0.233333,
+        count: 9,
+        ci95: { low: 0.041166, high: 0.4255 },
+        previous: { value: null, count: 0, ci95: null },
+        delta: null,
+        delta_ci95: null,
+        significant: null,
+      },
+      // fixo.com 3 (R2) + 2 (R3) = 5 of 6 + 4 = 10 → 0.5; R1: 0 of 6 g2.com = 0, a measured zero. The two
+      // Wilson intervals overlap ([0.236593, 0.763407] and [0, 0.390334]), yet the change is significant:
+      // its Newcombe interval excludes 0.
       source_share: {
         value: 0.5,
         numerator: 5,
@@ -151,7 +202,8 @@ describe('metrics (read 4)', () => {
         ci95: { low: 0.236593, high: 0.763407 },
         previous: { value: 0, numerator: 0, denominator: 6, ci95: { low: 0, high: 0.390334 } },
         delta: 0.5,
-        significant: false,
+        delta_ci95: { low: 0.029103, high: 0.763407 },
+        significant: true,
         null_reason: null,
       },
     });
@@ -172,12 +224,31 @@ describe('metrics (read 4)', () => {
       ci95: { low: 0.365466, high: 0.7553 },
       previous: null,
       delta: null,
+      delta_ci95: null,
       significant: null,
     });
     // 12 of 4 + 6 + 6 + 3 + 5 = 24 = 0.5
     expect(m.share_of_voice).toMatchObject({ value: 0.5, numerator: 12, denominator: 24, ci95: { low: 0.314274, high: 0.685726 } });
-    expect(m.average_position).toEqual({ value: 1.25, count: 12, previous: null, delta: null }); // (3+1 + 6 + 2 + 3)/12
-    expect(m.sentiment).toEqual({ value: 0.281818, count: 11, previous: null, delta: null }); // (1.0+0 + 1.8 − 0.2 + 0.5)/11 = 3.1/11
+    // (3+1 + 6 + 2 + 3)/12, t(11) interval of the twelve positions
+    expect(m.average_position).toEqual({
+      value: 1.25,
+      count: 12,
+      ci95: { low: 0.855066, high: 1.644934 },
+      previous: null,
+      delta: null,
+      delta_ci95: null,
+      significant: null,
+    });
+    // (1.0+0 + 1.8 − 0.2 + 0.5)/11 = 3.1/11, t(10) interval of the eleven sentiments
+    expect(m.sentiment).toEqual({
+      value: 0.281818,
+      count: 11,
+      ci95: { low: 0.057353, high: 0.506283 },
+      previous: null,
+      delta: null,
+      delta_ci95: null,
+      significant: null,
+    });
     // fixo.com 1 + 0 + 3 + 2 + 0 = 6 of 1 + 6 + 6 + 4 + 0 = 17 = 0.352941
     expect(m.source_share).toMatchObject({
       value: 0.352941,
@@ -189,7 +260,14 @@ describe('metrics (read 4)', () => {
 
     const months = await get(`${A}/metrics?from=2025-02-01&to=2025-03-31`, getMetrics.output);
     expect(months.context.window).toEqual({ name: 'custom', first_day: '2025-02-01', last_day: '2025-03-31', days: 59 });
-    expect(months.context.comparison).toEqual({ first_day: '2024-12-04', last_day: '2025-01-31', run: null });
+    // Nothing was collected in the comparison period: no engine, prompt or recipe in common.
+    expect(months.context.comparison).toEqual({
+      first_day: '2024-12-04',
+      last_day: '2025-01-31',
+      run: null,
+      comparable: false,
+      changes: ['engines', 'prompts', 'recipes'],
+    });
     expect(months.metrics.visibility).toEqual({ ...m.visibility, previous: { value: null, numerator: 0, denominator: 0, ci95: null } });
     expect(months.metrics.share_of_voice.numerator).toBe(12);
     expect(months.metrics.source_share.denominator).toBe(17);
@@ -212,6 +290,7 @@ describe('metrics (read 4)', () => {
       ci95: null,
       previous: { value: 1, numerator: 6, denominator: 6, ci95: { low: 0.609666, high: 1 } }, // 2025-03-08: R2
       delta: null,
+      delta_ci95: null,
       significant: null,
     });
     expect(body.metrics.source_share.null_reason).toBe('not_measured');
@@ -227,6 +306,7 @@ describe('metrics (read 4)', () => {
       ci95: null,
       previous: null,
       delta: null,
+      delta_ci95: null,
       significant: null,
       null_reason: 'no_owned_domains',
     });
@@ -243,18 +323,18 @@ describe('timeseries (read 5)', () => {
     expect(body.points.filter((p) => p.state === 'no_run')).toHaveLength(11);
     // A day without a run says so and carries nothing else: there was nothing to measure.
     expect(byDay.get('2025-02-26')).toEqual({ day: '2025-02-26', state: 'no_run' });
-    // R1: 0 of 6 answers name Fixo: a measured zero, not a null. A point carries no always-null field.
+    // R1: 0 of 6 answers name Fixo: a measured zero, not a null, with its Wilson interval. A point carries no comparison.
     expect(byDay.get('2025-03-01')).toEqual({
       day: '2025-03-01',
       state: 'measured',
       run_id: R1,
       answers: 6,
       extracted_answers: 6,
-      visibility: { value: 0, numerator: 0, denominator: 6 },
-      share_of_voice: { value: 0, numerator: 0, denominator: 6 },
-      average_position: { value: null, count: 0 },
-      sentiment: { value: null, count: 0 },
-      source_share: { value: 0, numerator: 0, denominator: 6, null_reason: null },
+      visibility: { value: 0, numerator: 0, denominator: 6, ci95: { low: 0, high: 0.390334 } },
+      share_of_voice: { value: 0, numerator: 0, denominator: 6, ci95: { low: 0, high: 0.390334 } },
+      average_position: { value: null, count: 0, ci95: null },
+      sentiment: { value: null, count: 0, ci95: null },
+      source_share: { value: 0, numerator: 0, denominator: 6, ci95: { low: 0, high: 0.390334 }, null_reason: null },
     });
     expect(byDay.get('2025-03-08')).toMatchObject({ visibility: { value: 1, numerator: 6, denominator: 6 } });
     // Two runs on 2025-03-10: R4 (14:00) wins over R3 (06:00): 2/4.
@@ -287,6 +367,7 @@ describe('engines (read 6)', () => {
       ci95: { low: 0.34238, high: 1 },
       previous: { value: 0.5, numerator: 1, denominator: 2, ci95: { low: 0.094531, high: 0.905469 } },
       delta: 0.5,
+      delta_ci95: { low: -0.272573, high: 0.905469 },
       significant: false,
     });
     // chatgpt mentions R4: Fixo 2 of 4 = 0.5; R3: 1 of 1.
@@ -305,11 +386,14 @@ describe('engines (read 6)', () => {
       ci95: { low: 0, high: 0.65762 },
       previous: { value: 1, numerator: 1, denominator: 1, ci95: { low: 0.206549, high: 1 } },
       delta: -1,
+      // The largest possible drop on two answers against one: still within the noise.
+      delta_ci95: { low: -1, high: 0.030547 },
       significant: false,
     });
     expect(p!.share_of_voice).toMatchObject({ value: 0, numerator: 0, denominator: 1, ci95: { low: 0, high: 0.793451 } });
-    expect(p!.average_position).toEqual({ value: null, count: 0, previous: { value: 1, count: 1 }, delta: null });
-    expect(p!.sentiment).toEqual({ value: null, count: 0, previous: { value: -0.4, count: 1 }, delta: null });
+    const noChange = { ci95: null, delta: null, delta_ci95: null, significant: null };
+    expect(p!.average_position).toEqual({ value: null, count: 0, previous: { value: 1, count: 1, ci95: null }, ...noChange });
+    expect(p!.sentiment).toEqual({ value: null, count: 0, previous: { value: -0.4, count: 1, ci95: null }, ...noChange });
   });
 });
 
@@ -339,10 +423,20 @@ describe('competitors (read 7)', () => {
       ci95: { low: 0.075714, high: 0.475892 },
       previous: { value: 1, numerator: 6, denominator: 6, ci95: { low: 0.609666, high: 1 } },
       delta: -0.785714,
+      delta_ci95: { low: -0.924286, high: -0.315822 },
       significant: true,
     });
     expect(rival!.visibility).toMatchObject({ value: 0.230769, numerator: 3, denominator: 13, ci95: { low: 0.081795, high: 0.502564 } });
-    expect(rival!.average_position).toEqual({ value: 1.333333, count: 3, previous: { value: 1, count: 6 }, delta: 0.333333 }); // (2+1+1)/3
+    // (2+1+1)/3 ± t(2) · √(1/3 / 3); R1: six times 1, zero variance; Welch with df 2.
+    expect(rival!.average_position).toEqual({
+      value: 1.333333,
+      count: 3,
+      ci95: { low: -0.100884, high: 2.767551 },
+      previous: { value: 1, count: 6, ci95: { low: 1, high: 1 } },
+      delta: 0.333333,
+      delta_ci95: { low: -1.100884, high: 1.767551 },
+      significant: false,
+    });
     expect(nimbus!.share_of_voice).toMatchObject({
       value: 0.071429,
       numerator: 1,
@@ -372,6 +466,7 @@ describe('sources (read 8)', () => {
       ci95: { low: 0.056682, high: 0.509838 },
       previous: { value: 1, numerator: 6, denominator: 6, ci95: { low: 0.609666, high: 1 } },
       delta: -0.8,
+      delta_ci95: { low: -0.943318, high: -0.301643 },
       significant: true,
     });
     expect([body.total, body.truncated]).toEqual([3, false]);
@@ -402,6 +497,7 @@ describe('groups (read 9) and group prompts (read 10)', () => {
       ci95: { low: 0.490162, high: 0.943318 },
       previous: { value: 0, numerator: 0, denominator: 4, ci95: { low: 0, high: 0.489891 } },
       delta: 0.8,
+      delta_ci95: { low: 0.220352, high: 0.943318 },
       significant: true,
     });
     expect(body.items[1]!.visibility.value).toBeNull();

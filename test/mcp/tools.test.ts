@@ -3,7 +3,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type CallToolResult, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { TOOL_PAGE_DEFAULT, tools } from '#shared/mcp/tools.js';
+import { TOOL_PAGE_DEFAULT, toolPageDefault, tools } from '#shared/mcp/tools.js';
 import { standalone } from '#shared/reads/contracts/json-schema.js';
 import { reads } from '#shared/reads/registry.js';
 import { isScoped, pathParams, type ReadDef } from '#shared/reads/types.js';
@@ -105,14 +105,15 @@ describe('tools/list: one tool per read, from the read table', () => {
     }
   });
 
-  test(`tools page ${TOOL_PAGE_DEFAULT} items by default where REST pages more; the same maximum`, async () => {
+  test(`tools page ${TOOL_PAGE_DEFAULT} items by default (list_group_prompts 4) where REST pages more; the same maximum`, async () => {
     const { tools: list } = await client.listTools();
     const paged = list.filter((t) => (t.inputSchema.properties as Schema)?.limit);
     expect(paged.map((t) => t.name).sort()).toEqual(['list_analyses', 'list_answers', 'list_group_prompts', 'list_runs', 'list_sources']);
     for (const t of paged) {
       const rest = (standalone(reads.find((r) => r.name === t.name)!.input, 'input') as Schema).properties.limit;
-      expect((t.inputSchema.properties as Schema).limit).toEqual({ ...rest, default: Math.min(rest.default, TOOL_PAGE_DEFAULT) });
+      expect((t.inputSchema.properties as Schema).limit).toEqual({ ...rest, default: Math.min(rest.default, toolPageDefault(t.name)) });
     }
+    expect(toolPageDefault('list_group_prompts')).toBe(4);
     const sources = (await tool('list_sources', { analysis: manifest.analyses.collected })).structuredContent as {
       items: unknown[];
       truncated: boolean;

@@ -241,8 +241,9 @@ describe('issue 14 point 8: shared parts are named components, referred to, not 
     // null_reason, a rate is a rate_value plus the comparison, engine_metrics the headline metrics plus
     // the engine); the document extends the part instead (allOf), so each field has one owner.
     const cases = [
-      ['significant', ['rate']],
-      ['low', ['interval']],
+      ['significant', ['mean', 'rate']],
+      ['delta_ci95', ['mean', 'rate']],
+      ['low', ['interval', 'interval_any']],
       ['coverage', ['measurement_context']],
       ['numerator', ['day_rate', 'rate_value']],
       ['extracted_answers', ['headline_metrics', 'series_day']],
@@ -276,9 +277,18 @@ describe('issue 14 point 8: shared parts are named components, referred to, not 
       ci95: { low: 0.1, high: 0.9 },
       previous: null,
       delta: null,
+      delta_ci95: null,
       significant: null,
     };
-    const mean = { value: 1.5, count: 2, previous: null, delta: null };
+    const mean = {
+      value: 1.5,
+      count: 2,
+      ci95: { low: -4.853102, high: 7.853102 },
+      previous: null,
+      delta: null,
+      delta_ci95: null,
+      significant: null,
+    };
     const metrics = {
       answers: 2,
       extracted_answers: 2,

@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { disjoint, meanFigure, rate, rateFigure, wilson } from '#shared/reads/figures/stats.js';
+import { excludesZero, mean, meanFigure, meanInterval, newcombe, rate, rateFigure, tQuantile, welch, wilson } from '#shared/reads/stats.js';
 
 describe('Wilson 95% interval (values from a calculator)', () => {
   test.each([
@@ -16,16 +16,106 @@ describe('Wilson 95% interval (values from a calculator)', () => {
   });
 });
 
+/**
+ * Newcombe RG (1998). Interval estimation for the difference between independent proportions: comparison
+ * of eleven methods. Statistics in Medicine 17, 873-890. Table II, method 10 (score, no continuity
+ * correction), the eight worked examples, published to 4 decimals.
+ */
+describe('Newcombe hybrid score interval (Newcombe 1998, Table II, method 10)', () => {
+  test.each([
+    [56, 70, 48, 80, 0.0524, 0.3339],
+    [9, 10, 3, 10, 0.1705, 0.809],
+    [6, 7, 2, 7, 0.0582, 0.8062],
+    [5, 56, 0, 29, -0.0381, 0.1926],
+    [0, 10, 0, 20, -0.1611, 0.2775],
+    [0, 10, 0, 10, -0.2775, 0.2775],
+    [10, 10, 0, 20, 0.6791, 1],
+    [10, 10, 0, 10, 0.6075, 1],
+  ])('%i/%i − %i/%i: %f to %f', (k1, n1, k2, n2, low, high) => {
+    const iv = newcombe(k1, n1, k2, n2);
+    expect(iv?.low).toBeCloseTo(low, 4);
+    expect(iv?.high).toBeCloseTo(high, 4);
+  });
+  test('no denominator on either side: null', () => {
+    expect(newcombe(0, 0, 1, 2)).toBeNull();
+    expect(newcombe(1, 2, 0, 0)).toBeNull();
+  });
+});
+
+/** Two-sided 95% quantiles of Student's t (tables; the non-integer ones from scipy.stats.t.ppf(0.975, df)). */
+describe('t quantile', () => {
+  test.each([
+    [1, 12.7062047],
+    [2, 4.3026527],
+    [3, 3.1824463],
+    [4, 2.7764451],
+    [5, 2.5705818],
+    [10, 2.2281389],
+    [20, 2.0859634],
+    [30, 2.0422725],
+    [60, 2.0002978],
+    [100, 1.9839715],
+    [1000, 1.9623391],
+    [1.5, 6.0166631],
+    [2.5, 3.5746548],
+    [7.3, 2.3450667],
+  ])('df %f: %f', (df, q) => {
+    expect(Math.abs(tQuantile(0.975, df) - q)).toBeLessThan(1e-6);
+  });
+  test('other levels, and refusals', () => {
+    expect(tQuantile(0.95, 10)).toBeCloseTo(1.8124611, 6);
+    expect(tQuantile(0.995, 5)).toBeCloseTo(4.032143, 6);
+    expect(() => tQuantile(0.4, 3)).toThrow(RangeError);
+    expect(() => tQuantile(0.975, 0)).toThrow(RangeError);
+  });
+});
+
+describe('intervals of means', () => {
+  test('t interval: values 1, 2, 3, 4 → mean 2.5 ± t(3) · s/2', () => {
+    // s² = 5/3; half = 3.1824463 · √(5/12) = 2.054260
+    expect(meanInterval({ sum: 10, sq: 30, n: 4 })).toEqual({ low: 0.44574, high: 4.55426 });
+    expect(mean({ sum: 10, sq: 30, n: 4 })).toEqual({ value: 2.5, count: 4, ci95: { low: 0.44574, high: 4.55426 } });
+  });
+  test('n < 2: no interval; zero variance: a point', () => {
+    expect(meanInterval({ sum: 0, sq: 0, n: 0 })).toBeNull();
+    expect(meanInterval({ sum: 2, sq: 4, n: 1 })).toBeNull();
+    expect(meanInterval({ sum: 0.9, sq: 0.27, n: 3 })).toEqual({ low: 0.3, high: 0.3 });
+  });
+  test('Welch: 1, 2, 3, 4 against 2, 2, 5 (df from Welch–Satterthwaite)', () => {
+    // a: mean 2.5, var 5/3, /n = 0.416667; b: mean 3, var 3, /n = 1; se² = 1.416667;
+    // df = 1.416667² / (0.416667²/3 + 1²/2) = 3.597510; t = 2.903348 (scipy.stats.t.ppf); delta −0.5 ± 3.455676
+    expect(welch({ sum: 10, sq: 30, n: 4 }, { sum: 9, sq: 33, n: 3 })).toEqual({ low: -3.955676, high: 2.955676 });
+    expect(welch({ sum: 2, sq: 2, n: 2 }, { sum: 4, sq: 8, n: 2 })).toEqual({ low: -1, high: -1 });
+    expect(welch({ sum: 2, sq: 4, n: 1 }, { sum: 4, sq: 8, n: 2 })).toBeNull();
+  });
+});
+
 describe('comparison', () => {
-  test('significant only when the intervals do not overlap', () => {
+  test('significant when the Newcombe interval of the change excludes 0', () => {
     expect(rateFigure(10, 13, { k: 0, n: 6 })).toMatchObject({ delta: 0.769231, significant: true });
     expect(rateFigure(2, 4, { k: 2, n: 3 })).toMatchObject({ delta: -0.166667, significant: false });
-    expect(rateFigure(2, 4, null)).toMatchObject({ previous: null, delta: null, significant: null });
-    expect(rateFigure(0, 0, { k: 1, n: 2 })).toMatchObject({ value: null, delta: null, significant: null });
-    expect(disjoint({ low: 0, high: 0.5 }, { low: 0.5, high: 1 })).toBe(false);
+    expect(rateFigure(2, 4, null)).toMatchObject({ previous: null, delta: null, delta_ci95: null, significant: null });
+    expect(rateFigure(0, 0, { k: 1, n: 2 })).toMatchObject({ value: null, delta: null, delta_ci95: null, significant: null });
+    // Overlapping Wilson intervals, yet a change at the 5% level: 56/70 [0.6934, 0.8737] vs 48/80 [0.4906, 0.7010].
+    expect(rateFigure(56, 70, { k: 48, n: 80 })).toMatchObject({ delta: 0.2, significant: true });
+    expect(excludesZero({ low: 0, high: 0.5 })).toBe(false);
+    expect(excludesZero(null)).toBeNull();
   });
-  test('averages: value, previous, delta, no interval', () => {
-    expect(meanFigure(3, 2, { sum: 2, n: 2 })).toEqual({ value: 1.5, count: 2, previous: { value: 1, count: 2 }, delta: 0.5 });
-    expect(meanFigure(0, 0, { sum: 2, n: 2 })).toEqual({ value: null, count: 0, previous: { value: 1, count: 2 }, delta: null });
+  test('averages: value, interval, previous, delta, Welch interval', () => {
+    expect(meanFigure({ sum: 3, sq: 5, n: 2 }, { sum: 2, sq: 2, n: 2 })).toMatchObject({
+      value: 1.5,
+      count: 2,
+      previous: { value: 1, count: 2, ci95: { low: 1, high: 1 } },
+      delta: 0.5,
+    });
+    expect(meanFigure({ sum: 0, sq: 0, n: 0 }, { sum: 2, sq: 2, n: 2 })).toEqual({
+      value: null,
+      count: 0,
+      ci95: null,
+      previous: { value: 1, count: 2, ci95: { low: 1, high: 1 } },
+      delta: null,
+      delta_ci95: null,
+      significant: null,
+    });
   });
 });

@@ -1,7 +1,7 @@
-import * as z from 'zod';
 import { InvalidRequest, NotFound } from '../../errors.js';
 import { DAY_MS, isUuid } from '../../formats.js';
 import { analysisParam, cursorParam, day, limitParam, timestamp, untrustedText, uuid } from '../contracts/common.js';
+import * as z from '../contracts/zod.js';
 import { type CursorBinding, decodeCursor, encodeCursor } from '../cursor.js';
 import { defineRead, type ReadContext, scopedAnalysis } from '../types.js';
 import { checkWindow, type WindowSpec, windowKey, windowParams, windowSpec } from '../windows.js';

@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { analysisParam, iso, listOf, timestamp, uuid } from '../contracts/common.js';
+import * as z from '../contracts/zod.js';
 import { defineRead, scopedAnalysis } from '../types.js';
 
 const promptItem = z

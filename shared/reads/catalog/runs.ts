@@ -1,8 +1,10 @@
-import * as z from 'zod';
 import { NotFound } from '../../errors.js';
 import { isUuid } from '../../formats.js';
-import { analysisParam, limitParam, listOf } from '../contracts/common.js';
+import { analysisParam, limitParam, listOf, timestamp, uuid } from '../contracts/common.js';
+import { engineRef, rateSchema } from '../contracts/figures.js';
 import { runRef, type runState } from '../contracts/run.js';
+import * as z from '../contracts/zod.js';
+import { type RateFigure, rateFigure } from '../stats.js';
 import { defineRead, scopedAnalysis } from '../types.js';
 
 // The engine lifecycle is that of shared/admin/migrations/002_measurements.sql (the run's: contracts/run.ts).
@@ -30,6 +32,42 @@ const runSummary = runRef
   })
   .meta({ id: 'run_summary', description: 'A run as listed: state, times and per-engine counts.' });
 
+/** Names that entered or left between two runs: at most CHANGE_LIMIT of each, with their totals. */
+export const CHANGE_LIMIT = 50;
+
+const turnover = z
+  .object({
+    entered: z
+      .array(z.string())
+      .describe(
+        `In this run, not in the previous one: at most ${CHANGE_LIMIT}, most mentioned or cited first, then by name (code point order).`,
+      ),
+    left: z.array(z.string()).describe(`In the previous run, not in this one: at most ${CHANGE_LIMIT}, ordered alike.`),
+    entered_total: z.number().int().min(0).describe('How many entered.'),
+    left_total: z.number().int().min(0).describe('How many left.'),
+  })
+  .meta({ id: 'turnover', description: 'Names that entered or left between two runs.' });
+
+const runChanges = z
+  .object({
+    previous_run: z
+      .object({ id: uuid, started_at: timestamp })
+      .nullable()
+      .describe('The latest finished run started before this one; null for a first run.'),
+    brands: turnover.nullable().describe('Brands named in extracted answers; null for a first run.'),
+    domains: turnover.nullable().describe('Domains cited in extracted answers; null for a first run.'),
+    visibility: rateSchema('The tracked brand’s visibility against the previous run.'),
+    engines: z
+      .array(
+        z
+          .object({ engine: engineRef, visibility: rateSchema('The tracked brand’s visibility on this engine against the previous run.') })
+          .meta({ id: 'run_engine_change', description: 'One engine’s visibility change.' }),
+      )
+      .describe('Per engine of either run, the analysis engines first.'),
+  })
+  .nullable()
+  .meta({ id: 'run_changes', description: 'What changed since the previous finished run. Null while this run is not finished.' });
+
 const runSchema = runRef
   .extend({
     totals: z.object(counts).describe('Sums over the engines of the run.'),
@@ -46,6 +84,7 @@ const runSchema = runRef
         }),
       )
       .describe('Per-engine progress, in the order of the analysis engines.'),
+    changes: runChanges,
   })
   .meta({
     id: 'run',
@@ -64,6 +103,19 @@ interface EngineRow {
   recipe: string | null;
 }
 
+interface ChangesJson {
+  previous_run: { id: string; started_at: string } | null;
+  engines: Array<{ run: 0 | 1; engine: string; name: string; mentioned: number; extracted: number }> | null;
+  brands_entered: string[];
+  brands_entered_total: number;
+  brands_left: string[];
+  brands_left_total: number;
+  domains_entered: string[];
+  domains_entered_total: number;
+  domains_left: string[];
+  domains_left_total: number;
+}
+
 interface RunRow {
   id: string;
   state: z.infer<typeof runState>;
@@ -71,6 +123,8 @@ interface RunRow {
   collected_at: Date | null;
   finished_at: Date | null;
   engines: EngineRow[] | null;
+  changes?: ChangesJson | null;
+  analysis_engines?: string[];
 }
 
 const when = (d: Date | null) => (d === null ? null : d.toISOString());
@@ -82,6 +136,36 @@ function times(r: RunRow) {
     started_at: r.started_at.toISOString(),
     collected_at: when(r.collected_at),
     finished_at: when(r.finished_at),
+  };
+}
+
+/** The run read's changes from what api_run_changes (migration 011) returned. */
+function changesOf(c: ChangesJson | null, configured: string[]) {
+  if (!c) return null;
+  const hasPrev = c.previous_run !== null;
+  const per = new Map<string, { name: string; cur: { k: number; n: number }; prev: { k: number; n: number } }>();
+  for (const e of c.engines ?? []) {
+    const slot = per.get(e.engine) ?? { name: e.name, cur: { k: 0, n: 0 }, prev: { k: 0, n: 0 } };
+    slot[e.run === 0 ? 'cur' : 'prev'] = { k: e.mentioned, n: e.extracted };
+    per.set(e.engine, slot);
+  }
+  const rank = (k: string) => (configured.includes(k) ? configured.indexOf(k) : configured.length);
+  const keys = [...per.keys()].sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
+  const sum = (which: 'cur' | 'prev') =>
+    keys.reduce((t, k) => ({ k: t.k + (per.get(k)?.[which].k ?? 0), n: t.n + (per.get(k)?.[which].n ?? 0) }), { k: 0, n: 0 });
+  const fig = (cur: { k: number; n: number }, prev: { k: number; n: number }): RateFigure =>
+    rateFigure(cur.k, cur.n, hasPrev ? prev : null);
+  const names = (entered: string[], enteredTotal: number, left: string[], leftTotal: number) =>
+    hasPrev ? { entered, left, entered_total: enteredTotal, left_total: leftTotal } : null;
+  return {
+    previous_run: c.previous_run && { id: c.previous_run.id, started_at: new Date(c.previous_run.started_at).toISOString() },
+    brands: names(c.brands_entered, c.brands_entered_total, c.brands_left, c.brands_left_total),
+    domains: names(c.domains_entered, c.domains_entered_total, c.domains_left, c.domains_left_total),
+    visibility: fig(sum('cur'), sum('prev')),
+    engines: keys.map((k) => {
+      const e = per.get(k) as { name: string; cur: { k: number; n: number }; prev: { k: number; n: number } };
+      return { engine: { key: k, name: e.name }, visibility: fig(e.cur, e.prev) };
+    }),
   };
 }
 
@@ -133,7 +217,8 @@ export const getRun = defineRead({
   summary: 'Get one run with per-engine progress',
   description:
     'One collection with per-engine progress (state; expected, collected, extracted and failed answers; extraction recipe, null until extracted). Use it to check whether the latest figures are complete. ' +
-    'Run states: collecting -> extracting (collected, not yet extracted) -> finished, any -> failed. Engine states: pending -> collecting -> extracting -> done, any -> failed.',
+    'Run states: collecting -> extracting (collected, not yet extracted) -> finished, any -> failed. Engine states: pending -> collecting -> extracting -> done, any -> failed. ' +
+    'changes (null until finished): brands and domains entered or left since the previous finished run; visibility change, overall and per engine, with its 95% interval (rates 0..1).',
   input: z.strictObject({
     analysis: analysisParam,
     run: z.string().describe('A run id from list_runs, or the reserved word `latest`: the most recent run, finished or not.'),
@@ -143,10 +228,12 @@ export const getRun = defineRead({
   run: async (ctx, input) => {
     const latest = input.run === 'latest';
     if (!latest && !isUuid(input.run)) throw new NotFound('run');
-    const [row] = await ctx.db.query<RunRow>('SELECT * FROM api_run($1::uuid, $2::uuid)', [
-      scopedAnalysis(ctx).id,
-      latest ? null : input.run.toLowerCase(),
-    ]);
+    const analysis = scopedAnalysis(ctx).id;
+    const [row] = await ctx.db.query<RunRow>(
+      `SELECT r.*, api_run_changes($1::uuid, r.id) AS changes, (SELECT a.engines FROM analyses a WHERE a.id = $1::uuid) AS analysis_engines
+         FROM api_run($1::uuid, $2::uuid) r`,
+      [analysis, latest ? null : input.run.toLowerCase()],
+    );
     if (!row) throw new NotFound('run');
     const engines = row.engines ?? [];
     const sum = (k: 'expected' | 'collected' | 'extracted' | 'failed') => engines.reduce((s, e) => s + e[k], 0);
@@ -154,6 +241,7 @@ export const getRun = defineRead({
       ...times(row),
       totals: { expected: sum('expected'), collected: sum('collected'), extracted: sum('extracted'), failed: sum('failed') },
       engines: engines.map((e) => ({ engine: e.engine, name: e.name, state: e.state, ...countsOf(e), recipe: e.recipe })),
+      changes: changesOf(row.changes ?? null, row.analysis_engines ?? []),
     };
   },
 });

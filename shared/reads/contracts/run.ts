@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { timestamp, uuid } from './common.js';
+import * as z from './zod.js';
 
 // The lifecycle is that of shared/admin/migrations/002_measurements.sql; say it where callers look.
 export const runState = z

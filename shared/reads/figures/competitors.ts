@@ -1,10 +1,11 @@
-import * as z from 'zod';
 import { untrustedText, uuid } from '../contracts/common.js';
+import { rateSchema } from '../contracts/figures.js';
+import * as z from '../contracts/zod.js';
+import { meanFigure, rateFigure } from '../stats.js';
 import { defineRead } from '../types.js';
-import { figureListOf, meanSchema, rateSchema } from './contracts.js';
+import { figureListOf, meanSchema } from './contracts.js';
 import { figureInput } from './inputs.js';
 import { type CommonJson, callFigures, loadCommon, ofPeriod, type Sums, total } from './load.js';
-import { meanFigure, rateFigure } from './stats.js';
 
 /**
  * Indirect competitors are every other brand an answer names, so their number grows with the history and
@@ -77,6 +78,7 @@ interface BrandRow {
   answers: number;
   position_sum: number;
   position_n: number;
+  position_sq: number;
 }
 
 /** Standard competition ranking ("1224") by mentions. */
@@ -131,9 +133,8 @@ export const listCompetitors = defineRead({
         share_of_voice: rateFigure(mentions, allMentions[0], hasPrev ? { k: prev?.mentions ?? 0, n: allMentions[1] } : null),
         visibility: rateFigure(cur?.answers ?? 0, totals[0].extracted, hasPrev ? { k: prev?.answers ?? 0, n: totals[1].extracted } : null),
         average_position: meanFigure(
-          cur?.position_sum ?? 0,
-          cur?.position_n ?? 0,
-          hasPrev ? { sum: prev?.position_sum ?? 0, n: prev?.position_n ?? 0 } : null,
+          { sum: cur?.position_sum ?? 0, sq: cur?.position_sq ?? 0, n: cur?.position_n ?? 0 },
+          hasPrev ? { sum: prev?.position_sum ?? 0, sq: prev?.position_sq ?? 0, n: prev?.position_n ?? 0 } : null,
         ),
       };
     };

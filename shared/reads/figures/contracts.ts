@@ -1,88 +1,37 @@
-import * as z from 'zod';
 import { day, timestamp } from '../contracts/common.js';
+import { bounds, count, engineRef, interval, rate, rateSchema, significant } from '../contracts/figures.js';
 import { runRef } from '../contracts/run.js';
+import * as z from '../contracts/zod.js';
 import { WINDOW_NAMES } from '../windows.js';
 
-/** Shared pieces of the figure schemas (reads 4-10): the measurement context and the figure shapes. */
-
-const count = (what: string) => z.number().int().min(0).describe(`${what}. Integer ≥ 0.`);
-
 /**
- * Shared parts carry `.meta({ id })`: each becomes one named component of openapi.json (a type of the
- * generated clients) and one `$defs` entry of an MCP output schema, referenced wherever it is used.
- * The ids are public type names: renaming one is a breaking change for generated clients.
+ * Shared pieces of the figure schemas (reads 4-10): the measurement context and the figure shapes. The rate
+ * and its interval, which the run read publishes too, are in contracts/figures.ts; what it says of the
+ * `.meta({ id })` components holds here too.
  */
-const intervalBounds = z
-  .object({
-    low: z.number().min(0).max(1).describe('Lower bound, 0..1.'),
-    high: z.number().min(0).max(1).describe('Upper bound, 0..1.'),
-  })
-  .meta({ id: 'interval', description: '95% Wilson score interval of a rate, bounds 0..1 rounded to 6 decimals.' });
-
-export const interval = intervalBounds
-  .nullable()
-  .describe('95% Wilson score interval of the rate, rounded to 6 decimals; null when the denominator is 0.');
-
-const rateValue = z
-  .object({
-    value: z
-      .number()
-      .min(0)
-      .max(1)
-      .nullable()
-      .describe('numerator / denominator, 0..1, rounded to 6 decimals. 0 is a measured zero; null: denominator 0, nothing to measure.'),
-    numerator: count('Numerator of the rate'),
-    denominator: count('Denominator of the rate'),
-    ci95: interval,
-  })
-  .meta({ id: 'rate_value', description: 'A rate over one period: numerator / denominator, with its 95% Wilson interval.' });
-
-const rate = rateValue
-  .extend({
-    previous: rateValue
-      .nullable()
-      .describe(
-        'The same rate over the comparison period (context.comparison); null when there is none (window all, or no earlier collection).',
-      ),
-    delta: z
-      .number()
-      .min(-1)
-      .max(1)
-      .nullable()
-      .describe('value − previous.value, from unrounded values, then rounded to 6 decimals; null when either is null.'),
-    significant: z
-      .boolean()
-      .nullable()
-      .describe(
-        'True when the change is outside the noise: the 95% Wilson intervals of the two periods do not overlap. Null when either interval is null.',
-      ),
-  })
-  .meta({
-    id: 'rate',
-    description:
-      'A rate, 0..1: value = numerator / denominator with its 95% Wilson interval, and the same rate over the comparison period with the change and its significance.',
-  });
-
-/** The rate figure, described for the field that holds it. */
-export function rateSchema(description: string) {
-  return rate.describe(description);
-}
 
 const meanValue = z
   .object({
     value: z.number().nullable().describe('Mean, rounded to 6 decimals; null when count is 0 (nothing to average).'),
     count: count('Number of values averaged'),
+    ci95: bounds
+      .nullable()
+      .describe('Student t 95% interval of the mean (count − 1 df, sample sd), not clipped to the values’ range; null when count < 2.'),
   })
-  .meta({ id: 'mean_value', description: 'An average over one period.' });
+  .meta({ id: 'mean_value', description: 'An average over one period, with its 95% interval.' });
 
 const mean = meanValue
   .extend({
     previous: meanValue.nullable().describe('The same mean over the comparison period; null when there is none.'),
     delta: z.number().nullable().describe('value − previous.value (unrounded, then rounded to 6 decimals); null when either is null.'),
+    delta_ci95: bounds
+      .nullable()
+      .describe('Welch’s 95% interval of delta (Welch–Satterthwaite df; one point when both variances are 0); null when either count < 2.'),
+    significant,
   })
   .meta({
     id: 'mean',
-    description: 'An average with its comparison: value, previous and delta. An average carries no interval and no significance test.',
+    description: 'An average with its 95% interval, and its comparison: previous, delta, delta’s 95% interval and significance.',
   });
 
 /** The mean figure, described for the field that holds it; `range` is the range of its values. */
@@ -92,10 +41,7 @@ export function meanSchema(description: string, range: string) {
 
 export const SOURCE_SHARE_NULL_REASONS = ['no_citations', 'no_owned_domains', 'not_measured'] as const;
 
-/**
- * A rate on one day of the series: no interval and no comparison, which would be derivable or always
- * null on a point (the series' summary carries them for the window).
- */
+/** A rate on one day of the series, with its interval; no comparison (the series' summary carries it for the window). */
 export const dayRate = z
   .object({
     value: z
@@ -106,12 +52,9 @@ export const dayRate = z
       .describe('numerator / denominator, 0..1, rounded to 6 decimals; null when the denominator is 0.'),
     numerator: count('Numerator of the rate'),
     denominator: count('Denominator of the rate'),
+    ci95: interval,
   })
-  .meta({
-    id: 'day_rate',
-    description:
-      'A rate on one day: value = numerator / denominator. Its 95% Wilson interval follows from numerator and denominator; the summary carries the window’s.',
-  });
+  .meta({ id: 'day_rate', description: 'A rate on one day: value = numerator / denominator, with its 95% Wilson interval.' });
 
 export const daySourceShare = dayRate
   .extend({
@@ -125,7 +68,7 @@ export const daySourceShare = dayRate
     description: 'Citations to owned domains over all citations on one day, with the reason when its value is null.',
   });
 
-/** An average on one day: value and count (mean_value). */
+/** An average on one day: value, count and interval (mean_value). */
 export const dayMean = meanValue;
 
 export const headlineSchema = z
@@ -169,9 +112,7 @@ export const headlineSchema = z
   });
 export type Headline = z.infer<typeof headlineSchema>;
 
-export const engineRef = z
-  .object({ key: z.string().describe('Engine identifier, e.g. chatgpt.'), name: z.string().describe('Display name of the engine.') })
-  .meta({ id: 'engine_ref', description: 'An AI engine: its key and display name.' });
+export const COMPARISON_CHANGES = ['engines', 'prompts', 'recipes'] as const;
 
 export const FIGURE_STATES = ['measured', 'extraction_late', 'no_data', 'never_collected'] as const;
 
@@ -202,6 +143,12 @@ export const contextSchema = z
         first_day: day,
         last_day: day,
         run: runRef.nullable().describe('For last-run: the previous finished collection; null for day windows.'),
+        comparable: z.boolean().describe('True when changes is empty.'),
+        changes: z
+          .array(z.enum(COMPARISON_CHANGES))
+          .describe(
+            'Sets that differ between the window and this period: engines with collected answers, prompts with collected answers, recipes of extracted answers.',
+          ),
       })
       .nullable()
       .describe(

@@ -1,10 +1,11 @@
-import * as z from 'zod';
 import { NotFound } from '../../errors.js';
 import { isUuid } from '../../formats.js';
 import { analysisParam, limitParam, uuid } from '../contracts/common.js';
+import { engineRef as engineRefSchema } from '../contracts/figures.js';
+import * as z from '../contracts/zod.js';
 import { defineRead } from '../types.js';
 import { checkWindow } from '../windows.js';
-import { engineRef as engineRefSchema, figureListOf, headlineSchema } from './contracts.js';
+import { figureListOf, headlineSchema } from './contracts.js';
 import { figureInput, figureWindow } from './inputs.js';
 import { addSums, type CommonJson, callFigures, engineRef, headline, loadCommon, ofPeriod, type Sums, sumsOf, zeroSums } from './load.js';
 
@@ -93,7 +94,7 @@ export const groupPromptListSchema = figureListOf(
  * an assistant reads at six engines: quoted by the description, held to the measurement by the 1-year
  * reliability test.
  */
-export const GROUP_PROMPT_SIZE = { engineBytes: 1000, engines: 6, limit: 10 } as const;
+export const GROUP_PROMPT_SIZE = { engineBytes: 1400, engines: 6, limit: 7 } as const;
 
 export const listGroupPrompts = defineRead({
   name: 'list_group_prompts',

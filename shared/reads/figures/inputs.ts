@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { analysisParam } from '../contracts/common.js';
+import * as z from '../contracts/zod.js';
 import { checkWindow, WINDOW_NAMES, windowParams } from '../windows.js';
 
 /** Window parameters of reads 4 and 6-10: every window, default last-run (docs/contract.md#the-fifteen-reads). */

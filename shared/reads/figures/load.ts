@@ -1,10 +1,10 @@
 import { InternalError } from '../../errors.js';
+import { type Moments, meanFigure, rateFigure } from '../stats.js';
 import { type ReadContext, scopedAnalysis } from '../types.js';
 import { spanDays, type WindowName, windowSpec } from '../windows.js';
-import type { FigureContext, Headline } from './contracts.js';
-import { meanFigure, rateFigure } from './stats.js';
+import { COMPARISON_CHANGES, type FigureContext, type Headline } from './contracts.js';
 
-/** Counts summed from the aggregates (names as in migration 003). */
+/** Counts summed from the aggregates (names as in migrations 003 and 011). */
 export interface Sums {
   answers: number;
   extracted: number;
@@ -17,6 +17,8 @@ export interface Sums {
   sentiment_n: number;
   citations: number;
   owned_citations: number;
+  position_sq: number;
+  sentiment_sq: number;
 }
 
 export const MEASURES = [
@@ -31,6 +33,8 @@ export const MEASURES = [
   'sentiment_n',
   'citations',
   'owned_citations',
+  'position_sq',
+  'sentiment_sq',
 ] as const;
 
 export function zeroSums(): Sums {
@@ -46,6 +50,8 @@ export function zeroSums(): Sums {
     sentiment_n: 0,
     citations: 0,
     owned_citations: 0,
+    position_sq: 0,
+    sentiment_sq: 0,
   };
 }
 
@@ -129,6 +135,10 @@ export interface CommonJson {
   }> | null;
   measured_at: string | null;
   recipes: string[];
+  /** Recipes served in the comparison period; null without one (migration 011). */
+  previous_recipes: string[] | null;
+  /** Whether the prompts with collected answers differ between the periods; null without a comparison. */
+  prompts_changed: boolean | null;
 }
 
 export interface Loaded {
@@ -249,7 +259,12 @@ export function loadCommon(common: CommonJson): Loaded {
       days: res.current ? spanDays(res.current.from, res.current.to) : null,
     },
     comparison: res.previous
-      ? { first_day: res.previous.from, last_day: res.previous.to, run: res.previous.kind === 'run' && w.before ? runOut(w.before) : null }
+      ? {
+          first_day: res.previous.from,
+          last_day: res.previous.to,
+          run: res.previous.kind === 'run' && w.before ? runOut(w.before) : null,
+          ...comparability(engines, common),
+        }
       : null,
     run: res.current?.kind === 'run' && w.anchor ? runOut(w.anchor) : null,
     measured_at: iso(common.measured_at),
@@ -265,6 +280,27 @@ export function loadCommon(common: CommonJson): Loaded {
   return { info, res, context, engines };
 }
 
+const sameSet = (a: Iterable<string>, b: Iterable<string>): boolean => {
+  const x = new Set(a);
+  const y = new Set(b);
+  return x.size === y.size && [...x].every((v) => y.has(v));
+};
+
+/** What differs between the two periods' measurement: engines that answered, prompts asked, recipes used. */
+function comparability(
+  engines: [Map<string, EngineSums>, Map<string, EngineSums>],
+  common: CommonJson,
+): { comparable: boolean; changes: Array<(typeof COMPARISON_CHANGES)[number]> } {
+  const answered = (m: Map<string, EngineSums>) => [...m].filter(([, s]) => s.collected > 0).map(([k]) => k);
+  const differs = {
+    engines: !sameSet(answered(engines[0]), answered(engines[1])),
+    prompts: common.prompts_changed === true,
+    recipes: !sameSet(common.recipes ?? [], common.previous_recipes ?? []),
+  };
+  const changes = COMPARISON_CHANGES.filter((c) => differs[c]);
+  return { comparable: changes.length === 0, changes };
+}
+
 export function engineRef(info: AnalysisInfo, key: string): { key: string; name: string } {
   return { key, name: info.engineNames[key] ?? key };
 }
@@ -277,6 +313,10 @@ export function engineOrder(info: AnalysisInfo) {
   };
   return ([a]: [string, unknown], [b]: [string, unknown]) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0);
 }
+
+/** The moments of the tracked brand's first positions, and of its scored sentiments. */
+export const positions = (s: Sums): Moments => ({ sum: s.position_sum, sq: s.position_sq, n: s.position_n });
+export const sentiments = (s: Sums): Moments => ({ sum: s.sentiment_sum, sq: s.sentiment_sq, n: s.sentiment_n });
 
 /** The headline figures of one slice, with the comparison slice when the window has one. */
 export function headline(cur: Sums, prev: Sums | null, info: AnalysisInfo): Headline {
@@ -293,8 +333,8 @@ export function headline(cur: Sums, prev: Sums | null, info: AnalysisInfo): Head
     extracted_answers: cur.extracted,
     visibility: rateFigure(cur.mentioned, cur.extracted, prev && { k: prev.mentioned, n: prev.extracted }),
     share_of_voice: rateFigure(cur.tracked_mentions, cur.brand_mentions, prev && { k: prev.tracked_mentions, n: prev.brand_mentions }),
-    average_position: meanFigure(cur.position_sum, cur.position_n, prev && { sum: prev.position_sum, n: prev.position_n }),
-    sentiment: meanFigure(cur.sentiment_sum, cur.sentiment_n, prev && { sum: prev.sentiment_sum, n: prev.sentiment_n }),
+    average_position: meanFigure(positions(cur), prev && positions(prev)),
+    sentiment: meanFigure(sentiments(cur), prev && sentiments(prev)),
     source_share: { ...source, null_reason: sourceReason },
   };
 }

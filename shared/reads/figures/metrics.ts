@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../contracts/zod.js';
 import { defineRead } from '../types.js';
 import { contextSchema, headlineSchema } from './contracts.js';
 import { figureInput } from './inputs.js';

@@ -1,11 +1,12 @@
-import * as z from 'zod';
 import { analysisParam, limitParam, untrustedText } from '../contracts/common.js';
+import { rateSchema } from '../contracts/figures.js';
+import * as z from '../contracts/zod.js';
+import { rateFigure } from '../stats.js';
 import { defineRead } from '../types.js';
 import { checkWindow } from '../windows.js';
-import { figureListOf, rateSchema } from './contracts.js';
+import { figureListOf } from './contracts.js';
 import { figureWindow } from './inputs.js';
 import { type CommonJson, callFigures, loadCommon, total } from './load.js';
-import { rateFigure } from './stats.js';
 
 const sourceItem = z
   .object({

@@ -1,12 +1,12 @@
-import * as z from 'zod';
 import { InvalidRequest } from '../../errors.js';
 import { analysisParam, day, uuid } from '../contracts/common.js';
 import { ASSISTANT_RESULT_BYTES, roughly } from '../contracts/result-size.js';
+import * as z from '../contracts/zod.js';
+import { mean, round, wilson } from '../stats.js';
 import { defineRead } from '../types.js';
 import { checkWindow, daysFrom, spanDays, windowParams } from '../windows.js';
 import { contextSchema, dayMean, dayRate, daySourceShare, headlineSchema } from './contracts.js';
-import { type CommonJson, callFigures, headline, loadCommon, type Sums, sumsOf, total } from './load.js';
-import { mean, round } from './stats.js';
+import { type CommonJson, callFigures, headline, loadCommon, positions, type Sums, sentiments, sumsOf, total } from './load.js';
 
 const SERIES_WINDOWS = ['7d', '14d', '30d', '90d', 'all'] as const;
 
@@ -63,9 +63,9 @@ export const timeseriesSchema = z
 
 type Point = z.infer<typeof point>;
 
-/** A point's rate: no interval, no comparison (those would be always null or derivable on a day). */
+/** A point's rate with its Wilson interval; no comparison (the summary carries the window's). */
 function pointRateOf(k: number, n: number, measured = true) {
-  return { value: measured && n > 0 ? round(k / n) : null, numerator: k, denominator: n };
+  return { value: measured && n > 0 ? round(k / n) : null, numerator: k, denominator: n, ci95: measured ? wilson(k, n) : null };
 }
 
 function ranPointOf(
@@ -90,8 +90,8 @@ function ranPointOf(
     extracted_answers: sums.extracted,
     visibility: pointRateOf(sums.mentioned, sums.extracted),
     share_of_voice: pointRateOf(sums.tracked_mentions, sums.brand_mentions),
-    average_position: mean(sums.position_sum, sums.position_n),
-    sentiment: mean(sums.sentiment_sum, sums.sentiment_n),
+    average_position: mean(positions(sums)),
+    sentiment: mean(sentiments(sums)),
     source_share: { ...pointRateOf(sums.owned_citations, sums.citations, ownedDomains), null_reason: sourceReason },
   };
 }
@@ -100,7 +100,7 @@ function ranPointOf(
  * What the series weighs on a long history (a day with a run, on six engines) and what to ask for
  * instead: quoted by the description, held to the measured weight by the 1-year reliability test.
  */
-export const SERIES_SIZE = { dayBytes: 450, window: '90d', spanDays: 92 } as const;
+export const SERIES_SIZE = { dayBytes: 640, window: '90d', spanDays: 92 } as const;
 
 export const getMetricsTimeseries = defineRead({
   name: 'get_metrics_timeseries',
@@ -108,7 +108,7 @@ export const getMetricsTimeseries = defineRead({
   path: '/analyses/{analysis}/metrics/timeseries',
   summary: 'Daily series of headline metrics',
   description:
-    'One point per UTC day: the headline figures of the day’s latest run (rates with numerator and denominator; the summary adds intervals and the comparison); a day without a run is {day, state: no_run}. Use it for trends. ' +
+    'One point per UTC day: the headline figures of the day’s latest run (rates and means with their 95% intervals; the summary adds the comparison); a day without a run is {day, state: no_run}. Use it for trends. ' +
     'Window: the days up to the latest collection (default 30d), all of them, or from/to (UTC days); no last-run. ' +
     `A day with a run weighs about ${SERIES_SIZE.dayBytes / 1000} KB, so beyond about ${roughly(ASSISTANT_RESULT_BYTES / SERIES_SIZE.dayBytes)} days (all, a wide from/to) a result can exceed what an assistant reads: ask for ${SERIES_SIZE.window} or less, or walk from/to spans of at most ${SERIES_SIZE.spanDays} days.`,
   input: z.strictObject({ analysis: analysisParam, ...windowParams(SERIES_WINDOWS, '30d') }).superRefine(checkWindow),

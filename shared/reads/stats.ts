@@ -1,0 +1,315 @@
+/**
+ * The arithmetic of the figures (rates, means, their intervals and changes), kept apart from SQL and HTTP so
+ * it can be tested by hand. It sits beside the families, not inside one: the figures and the run read
+ * (catalog) both publish rates with their changes, and a family's bundle holds only its own reads.
+ * Every published number is rounded to 6 decimal places (ROUND_DIGITS); deltas and intervals are computed
+ * from the unrounded values, then rounded.
+ */
+
+export const ROUND_DIGITS = 6;
+/** Two-sided 95% normal quantile. */
+export const Z95 = 1.959963984540054;
+
+export function round(x: number): number {
+  const f = 10 ** ROUND_DIGITS;
+  const r = Math.round(x * f) / f;
+  return Object.is(r, -0) ? 0 : r;
+}
+
+export interface Interval {
+  low: number;
+  high: number;
+}
+
+const rounded = (low: number, high: number): Interval => ({ low: round(low), high: round(high) });
+
+/** Wilson score interval at 95% for k of n, unrounded; null when n = 0. */
+function wilsonRaw(k: number, n: number): Interval | null {
+  if (n <= 0) return null;
+  const p = k / n;
+  const z2 = Z95 * Z95;
+  const denom = 1 + z2 / n;
+  const centre = (p + z2 / (2 * n)) / denom;
+  const half = (Z95 / denom) * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n));
+  return { low: Math.max(0, centre - half), high: Math.min(1, centre + half) };
+}
+
+/** Wilson score interval at 95% for k successes out of n; null when n = 0 (nothing to estimate). */
+export function wilson(k: number, n: number): Interval | null {
+  const w = wilsonRaw(k, n);
+  return w && rounded(w.low, w.high);
+}
+
+/**
+ * 95% interval of k1/n1 − k2/n2 by Newcombe's hybrid score method (Newcombe 1998, method 10), built from
+ * the two Wilson intervals; null when either denominator is 0.
+ */
+export function newcombe(k1: number, n1: number, k2: number, n2: number): Interval | null {
+  const w1 = wilsonRaw(k1, n1);
+  const w2 = wilsonRaw(k2, n2);
+  if (!w1 || !w2) return null;
+  const p1 = k1 / n1;
+  const p2 = k2 / n2;
+  const d = p1 - p2;
+  const low = d - Math.sqrt((p1 - w1.low) ** 2 + (w2.high - p2) ** 2);
+  const high = d + Math.sqrt((w1.high - p1) ** 2 + (p2 - w2.low) ** 2);
+  return rounded(Math.max(-1, low), Math.min(1, high));
+}
+
+/** A change is significant when the 95% interval of the difference (as published) excludes 0. */
+export function excludesZero(iv: Interval | null): boolean | null {
+  return iv ? iv.low > 0 || iv.high < 0 : null;
+}
+
+// --- Student's t -------------------------------------------------------------------------------------
+
+/** ln Γ(x) for x > 0 (Lanczos, g = 7, n = 9: about 15 significant digits). */
+function lnGamma(x: number): number {
+  const c = [
+    0.9999999999998099, 676.5203681218851, -1259.1392167224028, 771.3234287776531, -176.6150291621406, 12.507343278686905,
+    -0.13857109526572012, 9.984369578019572e-6, 1.5056327351493116e-7,
+  ];
+  if (x < 0.5) return Math.log(Math.PI / Math.sin(Math.PI * x)) - lnGamma(1 - x);
+  const y = x - 1;
+  let a = c[0] as number;
+  const t = y + 7.5;
+  for (let i = 1; i < 9; i++) a += (c[i] as number) / (y + i);
+  return 0.5 * Math.log(2 * Math.PI) + (y + 0.5) * Math.log(t) - t + Math.log(a);
+}
+
+/** Continued fraction of the incomplete beta function (modified Lentz). */
+function betaFraction(a: number, b: number, x: number): number {
+  const tiny = 1e-300;
+  let c = 1;
+  let d = 1 - ((a + b) * x) / (a + 1);
+  if (Math.abs(d) < tiny) d = tiny;
+  d = 1 / d;
+  let h = d;
+  for (let m = 1; m <= 300; m++) {
+    const m2 = 2 * m;
+    let aa = (m * (b - m) * x) / ((a + m2 - 1) * (a + m2));
+    d = 1 + aa * d;
+    if (Math.abs(d) < tiny) d = tiny;
+    c = 1 + aa / c;
+    if (Math.abs(c) < tiny) c = tiny;
+    d = 1 / d;
+    h *= d * c;
+    aa = (-(a + m) * (a + b + m) * x) / ((a + m2) * (a + m2 + 1));
+    d = 1 + aa * d;
+    if (Math.abs(d) < tiny) d = tiny;
+    c = 1 + aa / c;
+    if (Math.abs(c) < tiny) c = tiny;
+    d = 1 / d;
+    const del = d * c;
+    h *= del;
+    if (Math.abs(del - 1) < 1e-15) break;
+  }
+  return h;
+}
+
+/** ln B(a, b). */
+const lnBeta = (a: number, b: number): number => lnGamma(a) + lnGamma(b) - lnGamma(a + b);
+
+/** Regularized incomplete beta I_x(a, b), 0 ≤ x ≤ 1; `lnB` = ln B(a, b) when the caller has it. */
+export function incompleteBeta(x: number, a: number, b: number, lnB = lnBeta(a, b)): number {
+  if (x <= 0) return 0;
+  if (x >= 1) return 1;
+  const front = Math.exp(a * Math.log(x) + b * Math.log(1 - x) - lnB);
+  return x < (a + 1) / (a + b + 2) ? (front * betaFraction(a, b, x)) / a : 1 - (front * betaFraction(b, a, 1 - x)) / b;
+}
+
+/** P(T ≤ t) for Student's t with df > 0 degrees of freedom. */
+export function tCdf(t: number, df: number, lnB = lnBeta(df / 2, 0.5)): number {
+  const tail = 0.5 * incompleteBeta(df / (df + t * t), df / 2, 0.5, lnB);
+  return t >= 0 ? 1 - tail : tail;
+}
+
+/** Density of Student's t; lnB = ln B(df/2, 1/2). */
+function tPdf(t: number, df: number, lnB: number): number {
+  return Math.exp(-lnB - 0.5 * Math.log(df) - ((df + 1) / 2) * Math.log1p((t * t) / df));
+}
+
+/** Standard normal quantile, 0.5 < p < 1 (Acklam's rational approximation, relative error below 1.2e-9). */
+function normalQuantile(p: number): number {
+  const a = [-39.69683028665376, 220.9460984245205, -275.9285104469687, 138.357751867269, -30.66479806614716, 2.506628277459239];
+  const b = [-54.47609879822406, 161.5858368580409, -155.6989798598866, 66.80131188771972, -13.28068155288572];
+  const c = [-0.007784894002430293, -0.3223964580411365, -2.400758277161838, -2.549732539343734, 4.374664141464968, 2.938163982698783];
+  const d = [0.007784695709041462, 0.3224671290700398, 2.445134137142996, 3.754408661907416];
+  const [a0, a1, a2, a3, a4, a5] = a as [number, number, number, number, number, number];
+  const [b0, b1, b2, b3, b4] = b as [number, number, number, number, number];
+  const [c0, c1, c2, c3, c4, c5] = c as [number, number, number, number, number, number];
+  const [d0, d1, d2, d3] = d as [number, number, number, number];
+  if (p > 0.97575) {
+    const q = Math.sqrt(-2 * Math.log(1 - p));
+    return -(((((c0 * q + c1) * q + c2) * q + c3) * q + c4) * q + c5) / ((((d0 * q + d1) * q + d2) * q + d3) * q + 1);
+  }
+  const q = p - 0.5;
+  const r = q * q;
+  return ((((((a0 * r + a1) * r + a2) * r + a3) * r + a4) * r + a5) * q) / (((((b0 * r + b1) * r + b2) * r + b3) * r + b4) * r + 1);
+}
+
+/**
+ * Hill's approximation of the t quantile (G. W. Hill, Algorithm 396, Comm. ACM 13, 1970), good to about
+ * six digits: the starting point of the Newton steps, so one or two of them reach full precision.
+ */
+function hill(p: number, n: number, z: number): number {
+  const P = 2 * (1 - p);
+  const a = 1 / (n - 0.5);
+  const b = 48 / (a * a);
+  let c = (((20700 * a) / b - 98) * a - 16) * a + 96.36;
+  const d = ((94.5 / (b + c) - 3) / b + 1) * Math.sqrt((a * Math.PI) / 2) * n;
+  let y = (d * P) ** (2 / n);
+  if (y > 0.05 + a) {
+    const x = -z;
+    y = x * x;
+    if (n < 5) c += 0.3 * (n - 4.5) * (x + 0.6);
+    c = (((0.05 * d * x - 5) * x - 7) * x - 2) * x + b + c;
+    y = (((((0.4 * y + 6.3) * y + 36) * y + 94.5) / c - y - 3) / b + 1) * x;
+    y = Math.expm1(a * y * y);
+  } else {
+    y = ((1 / (((n + 6) / (n * y) - 0.089 * d - 0.822) * (n + 2) * 3) + 0.5 / (n + 4)) * y - 1) * ((n + 1) / (n + 2)) + 1 / y;
+  }
+  return Math.sqrt(n * y);
+}
+
+const T_CACHE = new Map<number, number>();
+const T_CACHE_MAX = 4096;
+
+/**
+ * The p quantile (0.5 < p < 1) of Student's t with df > 0 degrees of freedom, real df allowed (Welch).
+ * Exact closed forms for df 1 and 2; otherwise Newton's method on the t CDF (incomplete beta) from the
+ * Cornish–Fisher expansion (Abramowitz & Stegun 26.7.5), kept inside a bracket that always holds the
+ * root (a step leaving it bisects instead).
+ */
+export function tQuantile(p: number, df: number): number {
+  if (!(p > 0.5 && p < 1) || !(df > 0)) throw new RangeError(`tQuantile(${p}, ${df})`);
+  if (df === 1) return Math.tan(Math.PI * (p - 0.5));
+  if (df === 2) return (2 * p - 1) / Math.sqrt(2 * p * (1 - p));
+  const key = p === 0.975 && Number.isInteger(df) ? df : null;
+  if (key !== null) {
+    const hit = T_CACHE.get(key);
+    if (hit !== undefined) return hit;
+  }
+  const z = normalQuantile(p);
+  const lnB = lnBeta(df / 2, 0.5);
+  let t = Math.max(z, hill(p, df, z));
+  // The root lies above z (t is wider than the normal); hi stays open until a point above the root is seen.
+  let lo = z;
+  let hi = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < 200; i++) {
+    const f = tCdf(t, df, lnB) - p;
+    if (f < 0) lo = t;
+    else hi = t;
+    let next = t - f / tPdf(t, df, lnB);
+    if (!(next > lo && next < hi)) next = Number.isFinite(hi) ? (lo + hi) / 2 : 2 * lo;
+    // Newton converges quadratically: after a step under 1e-9 t, the error is far below any published digit.
+    const done = Math.abs(next - t) <= 1e-9 * t;
+    t = next;
+    if (done) break;
+  }
+  if (key !== null && T_CACHE.size < T_CACHE_MAX) T_CACHE.set(key, t);
+  return t;
+}
+
+// --- Rates -------------------------------------------------------------------------------------------
+
+export interface RateValue {
+  value: number | null;
+  numerator: number;
+  denominator: number;
+  ci95: Interval | null;
+}
+
+export function rate(k: number, n: number): RateValue {
+  return { value: n > 0 ? round(k / n) : null, numerator: k, denominator: n, ci95: wilson(k, n) };
+}
+
+export interface RateFigure extends RateValue {
+  previous: RateValue | null;
+  delta: number | null;
+  delta_ci95: Interval | null;
+  significant: boolean | null;
+}
+
+/** A rate and, when there is a comparison period, its previous value, delta, delta interval and significance. */
+export function rateFigure(k: number, n: number, prev: { k: number; n: number } | null, measured = true): RateFigure {
+  const cur = measured ? rate(k, n) : { value: null, numerator: k, denominator: n, ci95: null };
+  const previous = prev ? rate(prev.k, prev.n) : null;
+  const both = previous !== null && prev !== null && cur.value !== null && previous.value !== null && n > 0 && prev.n > 0;
+  const deltaCi = both ? newcombe(k, n, prev.k, prev.n) : null;
+  return {
+    ...cur,
+    previous,
+    delta: both ? round(k / n - prev.k / prev.n) : null,
+    delta_ci95: deltaCi,
+    significant: excludesZero(deltaCi),
+  };
+}
+
+// --- Means -------------------------------------------------------------------------------------------
+
+/** What a mean is computed from: the sum, the sum of squares and the number of values. */
+export interface Moments {
+  sum: number;
+  sq: number;
+  n: number;
+}
+
+/** Sample variance from the moments (n ≥ 2), never below 0 (rounding of sums of squares). */
+function variance(m: Moments): number {
+  return Math.max(0, (m.sq - (m.sum * m.sum) / m.n) / (m.n - 1));
+}
+
+/** Student t 95% interval of the mean (n − 1 df, sample sd); null when n < 2. */
+export function meanInterval(m: Moments): Interval | null {
+  if (m.n < 2) return null;
+  const centre = m.sum / m.n;
+  const half = tQuantile(0.975, m.n - 1) * Math.sqrt(variance(m) / m.n);
+  return rounded(centre - half, centre + half);
+}
+
+/**
+ * Welch's 95% interval of mean(a) − mean(b), Welch–Satterthwaite degrees of freedom; null when either
+ * count is below 2. Both variances 0: the difference is known exactly, the interval is that one point.
+ */
+export function welch(a: Moments, b: Moments): Interval | null {
+  if (a.n < 2 || b.n < 2) return null;
+  const d = a.sum / a.n - b.sum / b.n;
+  const va = variance(a) / a.n;
+  const vb = variance(b) / b.n;
+  const se2 = va + vb;
+  if (se2 <= 0) return rounded(d, d);
+  const df = (se2 * se2) / ((va * va) / (a.n - 1) + (vb * vb) / (b.n - 1));
+  const half = tQuantile(0.975, df) * Math.sqrt(se2);
+  return rounded(d - half, d + half);
+}
+
+export interface MeanValue {
+  value: number | null;
+  count: number;
+  ci95: Interval | null;
+}
+
+export interface MeanFigure extends MeanValue {
+  previous: MeanValue | null;
+  delta: number | null;
+  delta_ci95: Interval | null;
+  significant: boolean | null;
+}
+
+export function mean(m: Moments): MeanValue {
+  return { value: m.n > 0 ? round(m.sum / m.n) : null, count: m.n, ci95: meanInterval(m) };
+}
+
+/** An average with its interval and, with a comparison period, its previous value, delta, Welch interval and significance. */
+export function meanFigure(cur: Moments, prev: Moments | null): MeanFigure {
+  const previous = prev ? mean(prev) : null;
+  const deltaCi = prev ? welch(cur, prev) : null;
+  return {
+    ...mean(cur),
+    previous,
+    delta: prev && cur.n > 0 && prev.n > 0 ? round(cur.sum / cur.n - prev.sum / prev.n) : null,
+    delta_ci95: deltaCi,
+    significant: excludesZero(deltaCi),
+  };
+}
