@@ -117,7 +117,7 @@ describe('the repository stands on its own', () => {
   const OUTSIDE_NOTES = ['SPEC', 'DESIGN', 'TOOLING'].map((name) => `${name}.md`);
   const UP_TO_SHARED = /(?:\.\.\/)+shared\//g;
 
-  test('no file of the repository names the notes kept outside it, or reaches outside it through ../shared/', () => {
+  test('no file of the repository names the notes kept outside it, or reaches outside it through a parent path', () => {
     const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' })
       .split('\0')
       .filter((f) => f !== '' && existsSync(join(ROOT, f)) && statSync(join(ROOT, f)).isFile());
@@ -126,7 +126,7 @@ describe('the repository stands on its own', () => {
       const text = read(file);
       for (const name of OUTSIDE_NOTES) if (text.includes(name)) found.push(`${file}: ${name}`);
       for (const [up] of text.matchAll(UP_TO_SHARED)) {
-        // An import such as '../../shared/errors.js' from test/unit stays inside; '../shared/' from the root does not.
+        // A relative import from test/unit climbing two levels to the shared room stays inside; one level up from the root does not.
         if (!resolve(ROOT, dirname(file), up).startsWith(ROOT + sep)) found.push(`${file}: ${up}`);
       }
     }
