@@ -324,7 +324,7 @@ export interface paths {
         put?: never;
         /**
          * MCP endpoint (Streamable HTTP, stateless)
-         * @description The fifteen reads as MCP tools, named by the operationId of each read. Send `Accept: application/json, text/event-stream` and `Content-Type: application/json`. Stateless: no session id, every request stands alone, answers are JSON (never a stream). GET and DELETE answer 405 `method_not_allowed` (no stream to open, no session to end). Each HTTP request is one call of the budget, whatever it carries; a tool result carries the budget left in `_meta.rate_limit`. Tool failures (not found, invalid arguments, expired cursor) are results with `isError: true` whose text is the error body of the REST read. See the README, section "Connecting an assistant (MCP)".
+         * @description The fifteen reads as MCP tools, named by the operationId of each read. Both protocol eras: 2026-07-28 (`server/discover`, the per-request `_meta` envelope and its standard headers, no handshake) and 2025-11-25 back to 2025-03-26 (`initialize`). Send `Accept: application/json, text/event-stream` and `Content-Type: application/json`. Stateless: no session id, every request stands alone, answers are JSON (never a stream). GET and DELETE answer 405 `method_not_allowed` (no stream to open, no session to end). The key is checked on every request; only `tools/call` spends a call of the budget. A tool result carries the budget left in `rate_limit` (structuredContent and its text) and `_meta.rate_limit`. Tool failures (not found, invalid arguments, expired cursor, the budget spent) are results with `isError: true` whose text starts with one plain line, `Error <code>: <message>` with the argument at fault or the seconds to wait, then the error body of the REST read. See the README, section "Connecting an assistant (MCP)".
          */
         post: operations["mcp"];
         /**
@@ -1343,9 +1343,9 @@ export interface components {
         /** @description A JSON-RPC error refused at the HTTP level, before any tool runs. */
         jsonrpc_error: {
             headers: {
-                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit-if-counted"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining-if-counted"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset-if-counted"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
             };
@@ -2106,9 +2106,9 @@ export interface operations {
             /** @description The JSON-RPC response. */
             200: {
                 headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit-if-counted"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining-if-counted"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset-if-counted"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -2119,15 +2119,15 @@ export interface operations {
             /** @description A notification, accepted; no body. */
             202: {
                 headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit-if-counted"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining-if-counted"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset-if-counted"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Not JSON, not a JSON-RPC message, or a batch (JSON-RPC error -32700 or -32600). */
+            /** @description Not JSON, not a JSON-RPC message, a batch, or a header this server reads that is not ASCII (JSON-RPC error -32700 or -32600); on 2026-07-28, standard headers that disagree with the body (-32020) or no protocol version (-32022). */
             400: components["responses"]["jsonrpc_error"];
             401: components["responses"]["unauthorized_or_key_revoked"];
             403: components["responses"]["plan_required_or_origin_not_allowed"];
@@ -2137,7 +2137,6 @@ export interface operations {
             413: components["responses"]["jsonrpc_error"];
             /** @description The Content-Type is not application/json. */
             415: components["responses"]["jsonrpc_error"];
-            429: components["responses"]["rate_limited"];
             500: components["responses"]["internal_error"];
             503: components["responses"]["rate_limit_unavailable_or_upstream_timeout_or_api_disabled"];
         };

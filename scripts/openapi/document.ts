@@ -76,7 +76,7 @@ const DESCRIPTION = `Read-only measurements of how AI engines mention a tracked 
 
 **Authentication.** Every read takes \`Authorization: Bearer geo_live_...\` (one API key; no OAuth). Missing or malformed: 401 \`unauthorized\`. Revoked, expired, or its creator lost access: 401 \`key_revoked\`. Plan without API: 403 \`plan_required\`. Every 401 carries a \`WWW-Authenticate: Bearer\` challenge naming the code (RFC 6750). 401 and 403 are decided before the budget and carry no X-RateLimit-* headers.
 
-**Budget.** Calls are counted per workspace per UTC minute (all its keys and the MCP endpoint share one budget); every authenticated call counts, refused input included. Served responses carry X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset (seconds before the next available call; 0 while budget remains). Past the budget: 429 \`rate_limited\` with Retry-After.
+**Budget.** Calls are counted per workspace per UTC minute (all its keys and the MCP endpoint share one budget); every authenticated REST call counts, refused input included, and on MCP every \`tools/call\` (protocol messages that read no data spend nothing). Served responses carry X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset (seconds before the next available call; 0 while budget remains). Past the budget: 429 \`rate_limited\` with Retry-After (on MCP, a tool result with \`isError: true\` that states the seconds to wait).
 
 **Errors.** Every failure has the body \`{"error": {"code", "message", "request_id"}}\` (plus \`param\` when one parameter is to blame). Client logic keys on \`code\`; \`message\` may be reworded. Every response carries X-Request-Id, equal to \`request_id\`. A path under a method it does not take answers 405 \`method_not_allowed\` with an Allow header.
 
@@ -135,6 +135,16 @@ function headerComponents(): Components['headers'] {
  * Which headers a response of this status carries (docs/contract.md#response-headers and the order of the
  * chain, docs/decisions.md#the-path-of-a-call).
  */
+/**
+ * The headers of an MCP answer: the budget headers only where a tools/call spent a call, so not
+ * required (initialize, tools/list, server/discover and notifications spend none).
+ */
+function mcpHeadersFor(status: number): Record<string, unknown> {
+  const h = headersFor(status);
+  for (const name of BUDGET) if (name in h) h[name] = headerRef(name, false);
+  return h;
+}
+
 function headersFor(status: number): Record<string, unknown> {
   const h: Partial<Record<HeaderName, unknown>> = { 'X-Request-Id': headerRef('X-Request-Id', true) };
   // 401/403 are decided before the budget counter, 405 without looking at the key; 5xx may happen on either side of it.
@@ -287,7 +297,7 @@ const jsonRpcReply = z
 function jsonRpcError(responses: Components['responses'], description: string): { $ref: string; description: string } {
   responses.jsonrpc_error ??= {
     description: 'A JSON-RPC error refused at the HTTP level, before any tool runs.',
-    headers: headersFor(400),
+    headers: mcpHeadersFor(400),
     content: { [JSON_TYPE]: { schema: { $ref: `${SCHEMAS}jsonrpc_response` } } },
   };
   return { $ref: '#/components/responses/jsonrpc_error', description };
@@ -302,7 +312,7 @@ function mcpOperations(parts: Parts, examples?: Examples): Record<string, Operat
       tags: ['assistant'],
       summary: 'MCP endpoint (Streamable HTTP, stateless)',
       description:
-        'The fifteen reads as MCP tools, named by the operationId of each read. Send `Accept: application/json, text/event-stream` and `Content-Type: application/json`. Stateless: no session id, every request stands alone, answers are JSON (never a stream). GET and DELETE answer 405 `method_not_allowed` (no stream to open, no session to end). Each HTTP request is one call of the budget, whatever it carries; a tool result carries the budget left in `_meta.rate_limit`. Tool failures (not found, invalid arguments, expired cursor) are results with `isError: true` whose text is the error body of the REST read. See the README, section "Connecting an assistant (MCP)".',
+        'The fifteen reads as MCP tools, named by the operationId of each read. Both protocol eras: 2026-07-28 (`server/discover`, the per-request `_meta` envelope and its standard headers, no handshake) and 2025-11-25 back to 2025-03-26 (`initialize`). Send `Accept: application/json, text/event-stream` and `Content-Type: application/json`. Stateless: no session id, every request stands alone, answers are JSON (never a stream). GET and DELETE answer 405 `method_not_allowed` (no stream to open, no session to end). The key is checked on every request; only `tools/call` spends a call of the budget. A tool result carries the budget left in `rate_limit` (structuredContent and its text) and `_meta.rate_limit`. Tool failures (not found, invalid arguments, expired cursor, the budget spent) are results with `isError: true` whose text starts with one plain line, `Error <code>: <message>` with the argument at fault or the seconds to wait, then the error body of the REST read. See the README, section "Connecting an assistant (MCP)".',
       requestBody: {
         required: true,
         content: jsonContent(convert(jsonRpcRequest, 'input', SCHEMAS).root, example && `${example}_request`),
@@ -310,15 +320,22 @@ function mcpOperations(parts: Parts, examples?: Examples): Record<string, Operat
       responses: {
         '200': {
           description: 'The JSON-RPC response.',
-          headers: headersFor(200),
+          headers: mcpHeadersFor(200),
           content: jsonContent({ $ref: `${SCHEMAS}jsonrpc_response` }, example),
         },
-        '202': { description: 'A notification, accepted; no body.', headers: headersFor(202) },
-        '400': jsonRpcError(responses, 'Not JSON, not a JSON-RPC message, or a batch (JSON-RPC error -32700 or -32600).'),
+        '202': { description: 'A notification, accepted; no body.', headers: mcpHeadersFor(202) },
+        '400': jsonRpcError(
+          responses,
+          'Not JSON, not a JSON-RPC message, a batch, or a header this server reads that is not ASCII (JSON-RPC error -32700 or -32600); on 2026-07-28, standard headers that disagree with the body (-32020) or no protocol version (-32022).',
+        ),
         '406': jsonRpcError(responses, 'The Accept header does not list both application/json and text/event-stream.'),
         '413': jsonRpcError(responses, 'The body is over 1 MB.'),
         '415': jsonRpcError(responses, 'The Content-Type is not application/json.'),
-        ...errorResponses([...COMMON_CODES.filter((c) => c !== 'invalid_request'), 'origin_not_allowed'], responses),
+        // Invalid arguments and a spent budget are tool results (200, isError), not HTTP refusals.
+        ...errorResponses(
+          [...COMMON_CODES.filter((c) => c !== 'invalid_request' && c !== 'rate_limited'), 'origin_not_allowed'],
+          responses,
+        ),
       },
     },
     // The two other methods of the Streamable HTTP transport, which a stateless server answers with 405

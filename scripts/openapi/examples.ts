@@ -96,7 +96,13 @@ async function collect(get: Get, post: Post, m: DemoManifest): Promise<Examples>
   if (!shown) throw new Error(`no ordinary extracted answer among the first ten of ${day}`);
   const request = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_runs', arguments: { analysis: a, limit: 1 } } };
   const reply = await post('/mcp', request);
+  // The budget is in _meta, structuredContent and the text (the JSON of structuredContent: list_runs
+  // embeds no third-party text, so it is not fenced).
   if (reply.result?._meta?.rate_limit) normalise(reply.result._meta);
+  if (reply.result?.structuredContent?.rate_limit) {
+    normalise(reply.result.structuredContent);
+    reply.result.content[0].text = JSON.stringify(reply.result.structuredContent);
+  }
   out.mcp = { summary: 'Calling the tool list_runs (the latest run)', request, value: reply };
   return out;
 }

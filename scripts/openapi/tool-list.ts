@@ -1,4 +1,4 @@
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/server';
 
 /** Where `npm run openapi` writes the tool list the MCP function answers tools/list with. */
 export const TOOL_LIST_FILE = 'shared/mcp/tool-list.ts';

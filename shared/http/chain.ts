@@ -2,7 +2,6 @@ import type { MiddlewareObj } from '@middy/core';
 import middy from '@middy/core';
 import { apiSwitchMiddleware } from '../middleware/api-switch.js';
 import { authenticateMiddleware } from '../middleware/authenticate.js';
-import { budgetMiddleware } from '../middleware/budget.js';
 import type { CallContext } from '../middleware/call-state.js';
 import type { Event, Result } from '../middleware/response.js';
 import type { Services } from '../store/services.js';
@@ -12,8 +11,9 @@ export type { Event, Result } from '../middleware/response.js';
 
 /**
  * The head of every keyed call (docs/decisions.md#the-path-of-a-call), shared by the read families and
- * MCP: the envelope, the api switch, a keyless gate (route or origin), then key + plan + reach and the
- * budget. What follows is the face's own. `reference` finds the analysis the call names (REST: the path
+ * MCP: the envelope, the api switch, a keyless gate (route or origin), then key + plan + reach. What
+ * follows is the face's own, the budget included: REST spends one call per request, MCP one per
+ * tools/call. `reference` finds the analysis the call names (REST: the path
  * parameter, the default), resolved with the key in the same statement.
  */
 export function keyedChain(
@@ -25,6 +25,5 @@ export function keyedChain(
     .use(envelope())
     .use(apiSwitchMiddleware(services.config.apiSwitch))
     .use(gate)
-    .use(authenticateMiddleware({ lookup: services.lookup, ...(reference ? { reference } : {}) }))
-    .use(budgetMiddleware({ counter: services.counter }));
+    .use(authenticateMiddleware({ lookup: services.lookup, ...(reference ? { reference } : {}) }));
 }

@@ -1,5 +1,6 @@
 import type { MiddlewareObj } from '@middy/core';
 import { NotFound } from '../errors.js';
+import { budgetMiddleware } from '../middleware/budget.js';
 import { type CallContext, settled, timed } from '../middleware/call-state.js';
 import { jsonResponse } from '../middleware/response.js';
 import { prepareRead, readContext } from '../reads/execute.js';
@@ -46,6 +47,7 @@ function inputMiddleware(): MiddlewareObj<Event, Result, Error, CallContext> {
  */
 export function restHandler(own: readonly ReadDef[], services: Services) {
   return keyedChain(services, routeMiddleware(own))
+    .use(budgetMiddleware({ counter: services.counter }))
     .use(inputMiddleware())
     .handler(async (_event, context) => {
       const call = context.call;

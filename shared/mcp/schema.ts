@@ -76,9 +76,10 @@ function foldNullable(node: Node): Node {
  * beside a `format` spells the format out as a 100-300 character regex (dates, timestamps, UUIDs);
  * ±2^53-1 bounds are zod's way of saying "integer"; nullable fields take the short form.
  *
- * `kind: 'output'` gives the validation form of a result schema: no descriptions (per-field
- * documentation is openapi.json's; what a model needs, units and nulls, is in the tool description,
- * since hosts do not show output schemas to the model) and open objects (no `additionalProperties:
+ * `kind: 'output'` gives the validation form of a result schema: its structure and types, no
+ * descriptions and no numeric bounds (per-field documentation and value ranges are openapi.json's; what
+ * a model needs, units and nulls, is in the tool description, since hosts do not show output schemas to
+ * the model) and open objects (no `additionalProperties:
  * false`: a field added later must not fail a client that validates with the schema it listed
  * earlier). Fifteen self-contained output schemas cannot share parts with each other, so this is what
  * keeps the whole tools/list under 64 KB.
@@ -88,8 +89,8 @@ export function compactSchema(schema: JsonSchema, kind: 'input' | 'output'): Jso
     const { pattern, minimum, maximum, description, additionalProperties, ...rest } = node;
     const out: Node = rest;
     if (pattern !== undefined && node.format === undefined) out.pattern = pattern;
-    if (minimum !== undefined && minimum !== Number.MIN_SAFE_INTEGER) out.minimum = minimum;
-    if (maximum !== undefined && maximum !== Number.MAX_SAFE_INTEGER) out.maximum = maximum;
+    if (kind === 'input' && minimum !== undefined && minimum !== Number.MIN_SAFE_INTEGER) out.minimum = minimum;
+    if (kind === 'input' && maximum !== undefined && maximum !== Number.MAX_SAFE_INTEGER) out.maximum = maximum;
     if (additionalProperties !== undefined && (kind === 'input' || additionalProperties !== false))
       out.additionalProperties = additionalProperties;
     if (description !== undefined && kind === 'input') out.description = description;

@@ -1,7 +1,8 @@
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/server';
 import { type JsonSchema, sharePartsWithin, standalone } from '../reads/contracts/json-schema.js';
 import { reads } from '../reads/registry.js';
 import type { ReadDef } from '../reads/types.js';
+import { RATE_LIMIT_SCHEMA } from './results.js';
 import { compactSchema, hasUntrusted, markUntrustedSchema, untrustedTransform } from './schema.js';
 import { TOOL_LIST } from './tool-list.js';
 
@@ -15,32 +16,75 @@ export interface ToolDef {
   structured: (body: unknown) => unknown;
   /** Arguments the tool fills in when the assistant leaves them out, where they differ from REST's defaults. */
   defaults: Record<string, unknown>;
+  /** A read that returns everything in one page, cut into pages on MCP only (see MCP_SLICES). */
+  slice?: Slice;
 }
 
 /**
- * The page size of a tool called without `limit`, where the read's REST default is larger
- * (docs/contract.md#the-fifteen-reads: 30 or 50). An assistant pays for every token of a result, and some
- * hosts refuse results over 25,000 tokens: 50 prompts of a group with their per-engine figures are well over
- * that on the 1-year benchmark dataset (docs/performance.md). The assistant asks for more with `limit`, up to
- * the same maximum as REST.
+ * The page size of a paged tool that PAGE_DEFAULT_BY_TOOL does not list, where the read's REST default is
+ * larger: a small page, until the tool's default call has been measured on a long history.
  */
 export const TOOL_PAGE_DEFAULT = 7;
 
 /**
- * Tools whose items weigh more than the default page affords: a group's prompt carries its figures per
- * engine (GROUP_PROMPT_SIZE), so a default page stays within what every host shows inline
- * (ASSISTANT_DEFAULT_CHARS) at six engines.
+ * The page size of each paged tool called without `limit`: the largest page whose default call stays
+ * within what every host shows whole (ASSISTANT_DEFAULT_CHARS less DEFAULT_PAGE_MARGIN_CHARS, in
+ * shared/reads/contracts/result-size.ts) on the demo and on one year of daily runs at six engines, and
+ * never more than REST's default (docs/contract.md#the-fifteen-reads). Analyses, sources, runs and answer
+ * references are light enough for REST's page (a run of six engines, the heaviest, about 770 characters).
+ * A prompt of a group carries its figures per engine (GROUP_PROMPT_SIZE): 4 of them stay under the limit
+ * at six engines, 5 do not. The assistant asks for more with `limit`, up to the same maximum as REST;
+ * test/reliability/mcp-sizes.long-history.ts checks that every default call fits and, where the page is
+ * smaller than REST's, that one more item would not.
  */
-const PAGE_DEFAULT_BY_TOOL: Readonly<Record<string, number>> = { list_group_prompts: 4 };
+export const PAGE_DEFAULT_BY_TOOL: Readonly<Record<string, number>> = {
+  list_analyses: 50,
+  list_sources: 50,
+  list_group_prompts: 4,
+  list_runs: 30,
+  list_answers: 30,
+};
 
 /** The page size a tool called without `limit` answers with, where the read's REST default is larger. */
 export function toolPageDefault(name: string): number {
   return PAGE_DEFAULT_BY_TOOL[name] ?? TOOL_PAGE_DEFAULT;
 }
 
+/** How a whole-list read is cut into pages on MCP: `limit` items from `offset`. */
+export interface Slice {
+  limit: number;
+  max: number;
+}
+
+/**
+ * Reads that return every item in one page (REST: next_cursor null, truncated false), whose whole list can
+ * outgrow what a host shows: the prompts of an analysis (200 prompts of one year of daily runs weigh
+ * about 41,400 characters). On MCP they take `limit` and `offset`, and `truncated` says whether items remain
+ * past the page, as on any paged read; `total` counts them all.
+ */
+const MCP_SLICES: Readonly<Record<string, Slice>> = { list_prompts: { limit: 100, max: 1000 } };
+
+const sliceProperties = (slice: Slice): Record<string, JsonSchema> => ({
+  limit: {
+    type: 'integer',
+    minimum: 1,
+    maximum: slice.max,
+    default: slice.limit,
+    description: `Page size, 1..${slice.max} (MCP only).`,
+  },
+  offset: {
+    type: 'integer',
+    minimum: 0,
+    default: 0,
+    description: 'Items to skip; the next page starts at offset + limit.',
+  },
+});
+
 /** The advertised input schema with the tool's own defaults, and those defaults. */
 function toolDefaults(name: string, input: JsonSchema): { input: JsonSchema; defaults: Record<string, unknown> } {
   const properties = (input.properties ?? {}) as Record<string, JsonSchema>;
+  const slice = MCP_SLICES[name];
+  if (slice) return { input: { ...input, properties: { ...properties, ...sliceProperties(slice) } }, defaults: {} };
   const limit = properties.limit;
   const page = toolPageDefault(name);
   if (typeof limit?.default !== 'number' || limit.default <= page) return { input, defaults: {} };
@@ -84,25 +128,42 @@ function figuresNote(output: JsonSchema): string {
  * openapi.json; the budget note is in the server instructions, once.
  */
 function describe(read: ReadDef, output: JsonSchema, untrusted: boolean): string {
-  return [read.description, figuresNote(output), untrusted ? UNTRUSTED_NOTE : ''].filter((s) => s !== '').join(' ');
+  const slice = MCP_SLICES[read.name];
+  const paging = slice
+    ? `Here in pages of limit (default ${slice.limit}) from offset; truncated: true when items remain, total counts them all.`
+    : '';
+  return [read.description, paging, figuresNote(output), untrusted ? UNTRUSTED_NOTE : ''].filter((s) => s !== '').join(' ');
+}
+
+/**
+ * The result's schema with the budget every result carries (shared/mcp/results.ts). get_me has it
+ * already, under the same name and shape.
+ */
+function withRateLimit(schema: JsonSchema): JsonSchema {
+  const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
+  if ('rate_limit' in properties) return schema;
+  const required = Array.isArray(schema.required) ? (schema.required as string[]) : [];
+  return { ...schema, properties: { ...properties, rate_limit: RATE_LIMIT_SCHEMA }, required: [...required, 'rate_limit'] };
 }
 
 function toolOf(read: ReadDef): ToolDef {
   const contract = standalone(read.output, 'output');
   const { input: inputSchema, defaults } = toolDefaults(read.name, compactSchema(standalone(read.input, 'input'), 'input'));
+  const slice = MCP_SLICES[read.name];
   if (inputSchema.type !== 'object' || contract.type !== 'object') {
     throw new Error(`${read.name}: MCP needs object schemas at the root of input and output`);
   }
   const untrusted = hasUntrusted(contract);
   // Without descriptions more parts match; fields a part shares with an object that extends it are written once.
   const compact = sharePartsWithin(compactSchema(contract, 'output'));
-  const outputSchema = markUntrustedSchema(compact);
+  const outputSchema = withRateLimit(markUntrustedSchema(compact));
   const transform = untrustedTransform(compact);
   return {
     read,
     untrusted,
     structured: transform ?? ((body) => body),
     defaults,
+    ...(slice ? { slice } : {}),
     tool: {
       name: read.name,
       title: read.summary,

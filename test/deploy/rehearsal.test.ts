@@ -591,6 +591,45 @@ describe('deployment rehearsal: from an empty database to answered calls, throug
     expect((res.json().result.tools as unknown[]).length).toBe(15);
   }, 120_000);
 
+  test('MCP: header values above U+00FF (as API Gateway decodes them) are served; only tools/call spends', async () => {
+    // What a client sends on the wire is UTF-8; the adapter, like API Gateway, decodes it.
+    const wire = (s: string) => Buffer.from(s, 'utf8').toString('latin1');
+    const headers = {
+      authorization: `Bearer ${key}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'cf-ipcity': wire('Łódź'),
+      'user-agent': wire('Mozilla/5.0 (ブラウザ) 🚀'),
+      'x-forwarded-for': '203.0.113.7',
+    };
+    const list = await http('McpFn', 'POST', '/api/v1/mcp', headers, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }));
+    expect(list.status).toBe(200);
+    expect(list.headers['x-ratelimit-remaining']).toBeUndefined();
+    const called = await http(
+      'McpFn',
+      'POST',
+      '/api/v1/mcp',
+      headers,
+      JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'get_me', arguments: {} } }),
+    );
+    expect(called.status).toBe(200);
+    expect(called.json().result.isError).toBeFalsy();
+    expect(called.json().result.structuredContent.rate_limit.remaining).toBe(Number(called.headers['x-ratelimit-remaining']));
+    // A header the SDK does read, holding what a web Headers object cannot: refused with its name, not a 500.
+    const refused = await http(
+      'McpFn',
+      'POST',
+      '/api/v1/mcp',
+      { ...headers, 'mcp-method': wire('tools/list→') },
+      JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list' }),
+    );
+    expect(refused.status).toBe(400);
+    expect(refused.json().error).toEqual({
+      code: -32600,
+      message: 'Header mcp-method holds a character outside ISO-8859-1; send it as ASCII.',
+    });
+  }, 120_000);
+
   test('openapi.json: 200, the committed bytes; and $default answers the envelope (404, 405 with Allow)', async () => {
     const doc = await http('OpenapiFn', 'GET', '/api/v1/openapi.json');
     expect(doc.status).toBe(200);

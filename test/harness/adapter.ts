@@ -36,7 +36,8 @@ export function toApiGatewayEvent(req: RawRequest): { event: APIGatewayProxyEven
   const headers: Record<string, string> = {};
   for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
     const name = (req.rawHeaders[i] as string).toLowerCase();
-    const value = req.rawHeaders[i + 1] as string;
+    // Node reads header bytes as Latin-1; API Gateway hands a function the values decoded from UTF-8.
+    const value = Buffer.from(req.rawHeaders[i + 1] as string, 'latin1').toString('utf8');
     headers[name] = name in headers ? `${headers[name]},${value}` : value;
   }
   const query: Record<string, string> = {};

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { listGroupPrompts } from '#shared/reads/figures/groups.js';
 import { listAnalyses } from '#shared/reads/identity/analyses.js';
 import type { LocalApi } from '../harness/stack.js';
+import { parseToolError } from '../mcp/support.js';
 import { rawRequest } from '../reliability/support/raw-http.js';
 import { call, expectError, expectServed, manifest, startTestApi } from '../support/api.js';
 
@@ -104,9 +105,8 @@ describe('MCP arguments are JSON values: an integer is judged by its value (docs
     async (raw) => {
       const reply = await rpc(raw);
       expect(reply.status).toBe(200);
-      expect(reply.body.result.isError).toBe(true);
-      const body = JSON.parse(reply.body.result.content[0].text);
-      expect({ code: body.error.code, param: body.error.param }).toEqual({ code: 'invalid_request', param: 'limit' });
+      const { error } = parseToolError(reply.body.result);
+      expect({ code: error.code, param: error.param }).toEqual({ code: 'invalid_request', param: 'limit' });
     },
   );
 });

@@ -91,18 +91,35 @@ export async function toolArgSets(tool: Tool, opts: ArgSetOptions): Promise<Args
   return sets.flatMap((base) => variants.flatMap((v) => pages.map((p) => ({ ...base, ...v, ...p }))));
 }
 
-export interface SizeRow {
-  tool: string;
-  args: Args;
+/** What a host may forward to the model: the text block, or JSON.stringify(structuredContent). */
+export interface ResultSizes {
   /** Bytes (UTF-8) of the text block, and of JSON.stringify(structuredContent). */
   text: number;
   structured: number;
+  /** The same two in characters (UTF-16 code units), as a host counts them when it cuts or sets aside a result. */
+  textChars: number;
+  structuredChars: number;
 }
 
-export function resultSizes(result: CallToolResult): { text: number; structured: number } {
-  const text = result.content.reduce((n, c) => n + (c.type === 'text' ? Buffer.byteLength(c.text) : 0), 0);
-  return { text, structured: Buffer.byteLength(JSON.stringify(result.structuredContent ?? null)) };
+export interface SizeRow extends ResultSizes {
+  tool: string;
+  args: Args;
 }
+
+export function resultSizes(result: CallToolResult): ResultSizes {
+  const text = result.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
+  const structured = JSON.stringify(result.structuredContent ?? null);
+  return {
+    text: Buffer.byteLength(text),
+    structured: Buffer.byteLength(structured),
+    textChars: text.length,
+    structuredChars: structured.length,
+  };
+}
+
+/** The larger of the two, in bytes and in characters. */
+export const largestBytes = (s: Pick<ResultSizes, 'text' | 'structured'>): number => Math.max(s.text, s.structured);
+export const largestChars = (s: Pick<ResultSizes, 'textChars' | 'structuredChars'>): number => Math.max(s.textChars, s.structuredChars);
 
 /** A markdown table, for sizes printed by the tests (and copied into docs/mcp.md). */
 export function sizeTable(rows: Array<Record<string, string | number>>): string {

@@ -1,9 +1,10 @@
+import { connect as connectTcp } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { parseConfig } from '#shared/config/service.js';
 import { INVALID_CALL } from '#shared/mcp/handler.js';
 import type { LocalApi } from '../harness/stack.js';
 import { awayFromMinuteEdge, call, expectError, manifest, startTestApi } from '../support/api.js';
-import { connect, rpc, toolCall } from './support.js';
+import { connect, parseToolError, rpc, toolCall } from './support.js';
 
 const key = () => manifest.keys.workspace;
 
@@ -88,14 +89,17 @@ describe('the HTTP chain in front of the MCP server', () => {
     }
   });
 
-  test('a served request carries the budget headers; a notification is 202', async () => {
+  test('tools/list and a notification spend no budget (no budget headers); a tools/call carries them', async () => {
     const reply = await rpc(api, key(), { jsonrpc: '2.0', id: 7, method: 'tools/list' });
     expect(reply.status).toBe(200);
     expect(reply.body.id).toBe(7);
-    expect(reply.headers.get('x-ratelimit-limit')).toMatch(/^\d+$/);
+    expect(reply.headers.get('x-ratelimit-limit')).toBeNull();
     expect(reply.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     const note = await rpc(api, key(), { jsonrpc: '2.0', method: 'notifications/initialized' });
     expect(note.status).toBe(202);
+    expect(note.headers.get('x-ratelimit-limit')).toBeNull();
+    const served = await rpc(api, key(), toolCall('get_me', {}));
+    expect(served.headers.get('x-ratelimit-limit')).toMatch(/^\d+$/);
   });
 
   test('stateless: a tools/call needs no initialize and no session', async () => {
@@ -103,7 +107,69 @@ describe('the HTTP chain in front of the MCP server', () => {
     expect(reply.status).toBe(200);
     expect(reply.headers.get('mcp-session-id')).toBeNull();
     expect(reply.body.result.structuredContent.key.prefix).toBe(key().slice(0, 12));
-    expect(reply.body.result._meta.rate_limit.limit).toBe(Number(reply.headers.get('x-ratelimit-limit')));
+    expect(reply.body.result._meta.rate_limit.per_minute).toBe(Number(reply.headers.get('x-ratelimit-limit')));
+    expect(reply.body.result._meta.rate_limit.remaining).toBe(Number(reply.headers.get('x-ratelimit-remaining')));
+  });
+});
+
+/**
+ * A POST whose header bytes are the UTF-8 of the given values, written on a raw socket: fetch takes byte
+ * strings only, and node:http refuses characters above U+00FF. HTTP/1.0: the answer is the body as is,
+ * then the server closes.
+ */
+function postRaw(url: string, headers: Record<string, string>, body: string): Promise<{ status: number; body: any }> {
+  const u = new URL(url);
+  const head = [`POST ${u.pathname} HTTP/1.0`, `host: ${u.host}`, `content-length: ${Buffer.byteLength(body)}`]
+    .concat(Object.entries(headers).map(([k, v]) => `${k}: ${v}`))
+    .join('\r\n');
+  return new Promise((resolve, reject) => {
+    const socket = connectTcp(Number(u.port), u.hostname, () => socket.write(Buffer.from(`${head}\r\n\r\n${body}`, 'utf8')));
+    const chunks: Buffer[] = [];
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.on('error', reject);
+    socket.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(text)?.[1]);
+      const payload = text.slice(text.indexOf('\r\n\r\n') + 4);
+      resolve({ status, body: JSON.parse(payload) });
+    });
+  });
+}
+
+describe('headers it does not use never fail the call (issue 20 point 6)', () => {
+  test('UTF-8 header values above U+00FF (a city, a user agent with CJK and an emoji) are served', async () => {
+    const headers = {
+      authorization: `Bearer ${key()}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'cf-ipcity': 'Łódź',
+      'user-agent': 'Mozilla/5.0 (ブラウザ) 🚀',
+    };
+    const list = await postRaw(`${api.baseUrl}/mcp`, headers, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }));
+    expect(list.status).toBe(200);
+    expect(list.body.result.tools).toHaveLength(15);
+    const called = await postRaw(`${api.baseUrl}/mcp`, headers, JSON.stringify(toolCall('get_me', {})));
+    expect(called.status).toBe(200);
+    expect(called.body.result.structuredContent.key.prefix).toBe(key().slice(0, 12));
+  });
+
+  test('a header the SDK reads, holding a character a web Headers object cannot → 400 -32600 naming it', async () => {
+    const reply = await postRaw(
+      `${api.baseUrl}/mcp`,
+      {
+        authorization: `Bearer ${key()}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-11-25 ✓',
+      },
+      JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'tools/list' }),
+    );
+    expect(reply.status).toBe(400);
+    expect(reply.body).toEqual({
+      jsonrpc: '2.0',
+      id: 4,
+      error: { code: -32600, message: 'Header mcp-protocol-version holds a character outside ISO-8859-1; send it as ASCII.' },
+    });
   });
 });
 
@@ -113,10 +179,12 @@ describe('malformed input: a JSON-RPC error or an isError result, never a 500', 
     expectRpcError(await rpc(api, key(), ''), 400, -32700);
   });
 
-  test('JSON, but not JSON-RPC → 400 (-32700)', async () => {
-    expectRpcError(await rpc(api, key(), { hello: 'world' }), 400, -32700);
-    expectRpcError(await rpc(api, key(), 'null'), 400, -32700);
-    expectRpcError(await rpc(api, key(), { jsonrpc: '1.0', id: 1, method: 'tools/list' }), 400, -32700);
+  test('JSON, but not JSON-RPC → 400 (-32600 invalid request)', async () => {
+    for (const body of [{ hello: 'world' }, 'null', { jsonrpc: '1.0', id: 1, method: 'tools/list' }]) {
+      const reply = await rpc(api, key(), body);
+      expect({ body, status: reply.status, code: reply.body?.error?.code }).toEqual({ body, status: 400, code: -32600 });
+      expectRpcError(reply, 400, -32600);
+    }
   });
 
   test('a batch → 400 (-32600): one request, one call of the budget', async () => {
@@ -161,8 +229,7 @@ describe('malformed input: a JSON-RPC error or an isError result, never a 500', 
       // Raw JSON: an object literal would not carry "__proto__" as a key.
       const body = `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"list_analyses","arguments":{"${name}":{"limit":1}}}}`;
       const reply = await rpc(api, key(), body);
-      expect(reply.body.result.isError).toBe(true);
-      expect(JSON.parse(reply.body.result.content[0].text).error).toMatchObject({ code: 'invalid_request', param: name });
+      expect(parseToolError(reply.body.result).error).toMatchObject({ code: 'invalid_request', param: name });
       const rest = await call(api, `/analyses?${name}=1`, key());
       expectError(rest, 422, 'invalid_request', { param: name });
     },
@@ -171,9 +238,9 @@ describe('malformed input: a JSON-RPC error or an isError result, never a 500', 
   test('wrong argument types → isError with invalid_request and param', async () => {
     const reply = await rpc(api, key(), toolCall('list_analyses', { limit: 'ten' }));
     expect(reply.status).toBe(200);
-    expect(reply.body.result.isError).toBe(true);
-    const body = JSON.parse(reply.body.result.content[0].text);
-    expect(body.error).toMatchObject({ code: 'invalid_request', param: 'limit', request_id: reply.headers.get('x-request-id') });
+    const { line, error } = parseToolError(reply.body.result);
+    expect(error).toMatchObject({ code: 'invalid_request', param: 'limit', request_id: reply.headers.get('x-request-id') });
+    expect(line).toMatch(/^Error invalid_request: .+ Param: limit\. Calls left this minute: \d+ of \d+\. Request id: [0-9a-f-]{36}\.$/);
   });
 
   test('a body over 1 MB → 413 JSON-RPC error, before it is parsed', async () => {
@@ -188,45 +255,58 @@ describe('malformed input: a JSON-RPC error or an isError result, never a 500', 
 });
 
 describe('one budget for REST and MCP', () => {
-  test('the small_budget workspace gets exactly 5 successes across both, then 429 on both', async () => {
+  test('the small_budget workspace gets exactly 5 calls across REST and tools/call (protocol messages free), then 429 and a rate_limited result', async () => {
     const fresh = await startTestApi();
     try {
       await awayFromMinuteEdge(20);
       const k = manifest.keys.small_budget;
+      const list = { jsonrpc: '2.0', id: 2, method: 'tools/list' };
       const served = [
         await call(fresh, '/me', k),
         await rpc(fresh, k, toolCall('get_me', {})),
+        await rpc(fresh, k, list),
+        await rpc(fresh, k, { jsonrpc: '2.0', id: 3, method: 'ping' }),
         await call(fresh, '/analyses', k),
-        await rpc(fresh, k, { jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+        await rpc(fresh, k, toolCall('list_analyses', { limit: 1 })),
         await rpc(fresh, manifest.keys.small_budget_2, toolCall('list_analyses', { limit: 1 })),
       ];
-      expect(served.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
-      expect(served.map((r) => r.headers.get('x-ratelimit-remaining'))).toEqual(['4', '3', '2', '1', '0']);
-      expect(served[4]!.body.result._meta.rate_limit).toMatchObject({ limit: 5, remaining: 0 });
+      expect(served.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200, 200]);
+      expect(served.map((r) => r.headers.get('x-ratelimit-remaining'))).toEqual(['4', '3', null, null, '2', '1', '0']);
+      // Nothing left: reset is the seconds to the minute's end, as in the headers.
+      const spent = { per_minute: 5, remaining: 0, reset_after_seconds: Number(served[6]!.headers.get('x-ratelimit-reset')) };
+      expect(spent.reset_after_seconds).toBeGreaterThanOrEqual(1);
+      expect(served[6]!.body.result._meta.rate_limit).toEqual(spent);
+      expect(served[6]!.body.result.structuredContent.rate_limit).toEqual(spent);
 
       const restRefused = await call(fresh, '/me', k);
       expectError(restRefused, 429, 'rate_limited', { budget: true });
+      // Still free once the budget is spent: the model can list the tools and read why it must wait.
+      expect((await rpc(fresh, k, list)).body.result.tools).toHaveLength(15);
       const mcpRefused = await rpc(fresh, k, toolCall('get_me', {}));
-      expectError(mcpRefused, 429, 'rate_limited', { budget: true });
-      expect(Number(mcpRefused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-      expect(mcpRefused.headers.get('retry-after')).toBe(mcpRefused.headers.get('x-ratelimit-reset'));
+      expect(mcpRefused.status).toBe(200);
+      const wait = Number(mcpRefused.headers.get('x-ratelimit-reset'));
+      expect(wait).toBeGreaterThanOrEqual(1);
+      const { line, error, rate_limit } = parseToolError(mcpRefused.body.result);
+      expect(error.code).toBe('rate_limited');
+      expect(rate_limit).toEqual({ per_minute: 5, remaining: 0, reset_after_seconds: wait });
+      expect(line).toContain(`Retry in ${wait} seconds. Calls left this minute: 0 of 5.`);
+      expect(mcpRefused.body.result._meta.rate_limit).toEqual(rate_limit);
     } finally {
       await fresh.close();
     }
   });
 
-  test('an SDK client session spends one call per HTTP request (initialize, initialized, then each call)', async () => {
+  test('an SDK client session spends one call per tools/call, none for initialize, initialized and tools/list', async () => {
     const fresh = await startTestApi();
     try {
       await awayFromMinuteEdge(20);
       const client = await connect(fresh, manifest.keys.small_budget);
       try {
+        expect((await client.listTools()).tools).toHaveLength(15);
         const me = (await client.callTool({ name: 'get_me', arguments: {} })) as unknown as {
-          _meta: { rate_limit: { remaining: number } };
+          structuredContent: { rate_limit: { remaining: number } };
         };
-        // initialize (4 left), notifications/initialized (3), tools/call (2). The GET the client tries for a
-        // stream is refused with 405 before the key is checked, so it costs nothing.
-        expect(me._meta.rate_limit.remaining).toBe(2);
+        expect(me.structuredContent.rate_limit.remaining).toBe(4);
       } finally {
         await client.close();
       }

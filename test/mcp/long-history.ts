@@ -1,39 +1,58 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { reads } from '#shared/reads/registry.js';
 import { isScoped, pathParams } from '#shared/reads/types.js';
+import { MAX_WINDOW_DAYS } from '#shared/reads/windows.js';
 import type { LargeManifest } from '../fixtures/large-dataset.js';
-import { listerOf, resultSizes } from './args.js';
+import { largestBytes, largestChars, listerOf, type ResultSizes, resultSizes } from './args.js';
 
 /**
- * Issue 14 point 2 on a long history (test/fixtures/large-dataset.ts), without jest: what every tool gives with
- * its default arguments, and what its widest legal calls give. Used by the reliability battery's
- * test/reliability/mcp-sizes.long-history.ts (in CI) and by `npm run bench -- mcp`.
+ * Issue 14 point 2 and issue 20 point 5 on a long history (test/fixtures/large-dataset.ts), without jest:
+ * what every tool gives with its default arguments, one item more than its default page, and its widest
+ * legal calls. Used by the reliability battery's test/reliability/mcp-sizes.long-history.ts (in CI) and by
+ * `npm run bench -- mcp`.
  */
 
 type Args = Record<string, unknown>;
 export type CallTool = (name: string, args: Args) => Promise<CallToolResult>;
 
-export interface Sized {
+export interface Sized extends ResultSizes {
   tool: string;
   args: Args;
-  /** Bytes (UTF-8) of the text block, and of JSON.stringify(structuredContent). */
-  text: number;
-  structured: number;
 }
 
-export const largest = (s: Pick<Sized, 'text' | 'structured'>): number => Math.max(s.text, s.structured);
+/** The larger of text block and structuredContent, in bytes (the rule on any legal call). */
+export const largest = largestBytes;
+/** The larger of text block and structuredContent, in characters (the rule on default calls). */
+export { largestChars };
+
+interface InputProperty {
+  default?: unknown;
+  maximum?: number;
+  enum?: string[];
+}
 
 export interface LongHistorySizes {
   /** Every call with default arguments: required path parameters take every value their lister gives. */
   defaults: Sized[];
-  /** Per tool, its widest legal page and window=all, one at a time (on its last default call's arguments). */
+  /**
+   * Per paged tool, its default arguments with `limit` one more than the default page, on the arguments
+   * of its largest default call: what the next larger default page would weigh.
+   */
+  nextPages: Sized[];
+  /**
+   * Per tool, its widest legal calls, one at a time, on the arguments of each default call: the largest
+   * page, window=all, a custom window of the widest legal span ending on the last day of the history.
+   */
   extremes: Sized[];
 }
+
+const addDays = (day: string, n: number) => new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
 
 /**
  * Every tool with default arguments on the dataset of `m`: the analysis, then for each other path
  * parameter every value its lister gives (every group and none; the latest run and the oldest listed),
- * except answers, where the longest one (`longestAnswer`) stands for all. Then the extremes.
+ * except answers, where the longest one (`longestAnswer`) stands for all. Then the next page and the
+ * extremes.
  */
 export async function longHistorySizes(
   call: CallTool,
@@ -42,6 +61,7 @@ export async function longHistorySizes(
   longestAnswer: string,
 ): Promise<LongHistorySizes> {
   const defaults: Sized[] = [];
+  const nextPages: Sized[] = [];
   const extremes: Sized[] = [];
   const sized = async (tool: string, args: Args): Promise<Sized> => ({ tool, args, ...resultSizes(await call(tool, args)) });
   for (const read of reads) {
@@ -58,24 +78,28 @@ export async function longHistorySizes(
       }
       sets = sets.flatMap((s) => ids.map((id) => ({ ...s, [param]: id })));
     }
-    for (const args of sets) defaults.push(await sized(read.name, args));
-    const props = (tools.find((t) => t.name === read.name)?.inputSchema.properties ?? {}) as Record<
-      string,
-      { maximum?: number; enum?: string[] }
-    >;
-    const last = sets[sets.length - 1] as Args;
-    if (props.limit?.maximum !== undefined) extremes.push(await sized(read.name, { ...last, limit: props.limit.maximum }));
-    if (props.window?.enum?.includes('all')) extremes.push(await sized(read.name, { ...last, window: 'all' }));
+    const own: Sized[] = [];
+    for (const args of sets) own.push(await sized(read.name, args));
+    defaults.push(...own);
+    const heaviest = own.reduce((w, s) => (largestChars(s) > largestChars(w) ? s : w)).args;
+    const props = (tools.find((t) => t.name === read.name)?.inputSchema.properties ?? {}) as Record<string, InputProperty>;
+    if (typeof props.limit?.default === 'number') nextPages.push(await sized(read.name, { ...heaviest, limit: props.limit.default + 1 }));
+    for (const args of sets) {
+      if (props.limit?.maximum !== undefined) extremes.push(await sized(read.name, { ...args, limit: props.limit.maximum }));
+      if (props.window?.enum?.includes('all')) extremes.push(await sized(read.name, { ...args, window: 'all' }));
+      if (props.from && props.to)
+        extremes.push(await sized(read.name, { ...args, from: addDays(m.endDate, 1 - MAX_WINDOW_DAYS), to: m.endDate }));
+    }
   }
-  return { defaults, extremes };
+  return { defaults, nextPages, extremes };
 }
 
-/** Per tool, its largest result among the given calls. */
-export function largestPerTool(rows: readonly Sized[]): Map<string, Sized & { calls: number }> {
+/** Per tool, its largest result among the given calls (by `by`, characters unless told), and how many calls it had. */
+export function largestPerTool(rows: readonly Sized[], by: (s: Sized) => number = largestChars): Map<string, Sized & { calls: number }> {
   const out = new Map<string, Sized & { calls: number }>();
   for (const r of rows) {
     const w = out.get(r.tool);
-    if (!w || largest(r) > largest(w)) out.set(r.tool, { ...r, calls: (w?.calls ?? 0) + 1 });
+    if (!w || by(r) > by(w)) out.set(r.tool, { ...r, calls: (w?.calls ?? 0) + 1 });
     else w.calls += 1;
   }
   return out;

@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import pg from 'pg';
+import { PAGE_DEFAULT_BY_TOOL, toolDef } from '#shared/mcp/tools.js';
 import { RUN_SIZE } from '#shared/reads/catalog/runs.js';
-import { ASSISTANT_DEFAULT_CHARS, ASSISTANT_RESULT_BYTES } from '#shared/reads/contracts/result-size.js';
+import { ASSISTANT_DEFAULT_CHARS, ASSISTANT_RESULT_BYTES, DEFAULT_PAGE_MARGIN_CHARS } from '#shared/reads/contracts/result-size.js';
 import { GROUP_PROMPT_SIZE } from '#shared/reads/figures/groups.js';
 import { SERIES_SIZE } from '#shared/reads/figures/timeseries.js';
 import { reads } from '#shared/reads/registry.js';
@@ -11,14 +12,15 @@ import { pathParams } from '#shared/reads/types.js';
 import { FIRST_DAY, LAST_DAY, MAX_WINDOW_DAYS } from '#shared/reads/windows.js';
 import type { LocalApi } from '../harness/stack.js';
 import { manifest, readerUrl, startTestApi } from '../support/api.js';
-import { resultSizes, type SizeRow, sizeTable, toolArgSets } from './args.js';
+import { largestBytes, largestChars, resultSizes, type SizeRow, sizeTable, toolArgSets } from './args.js';
 import { connect, rpc } from './support.js';
 
 /**
  * Issue 14 point 2 and issue 20 point 5: what a host forwards to the model stays within what it accepts.
  * A host forwards either the text block or JSON.stringify(structuredContent), so both are measured.
  * - Every call with default arguments: at most 40,000 characters each (Gemini CLI cuts a longer result,
- *   and Claude Code sets aside one over 50,000 characters).
+ *   and Claude Code sets aside one over 50,000 characters); a paged tool's default page leaves
+ *   DEFAULT_PAGE_MARGIN_CHARS of that for what every result carries besides the read's body.
  * - Every legal call: at most 75,000 bytes each (ASSISTANT_RESULT_BYTES: Claude Code refuses a result
  *   over 25,000 tokens, JSON runs about 3 bytes a token), except on a read whose description declares
  *   what one unit of its result weighs and how to ask for less; there the result may be larger, but
@@ -27,7 +29,8 @@ import { connect, rpc } from './support.js';
  */
 const RESULT_LIMIT = ASSISTANT_RESULT_BYTES;
 const DEFAULT_CALL_CHARS = ASSISTANT_DEFAULT_CHARS;
-const LIST_LIMIT = 64_000;
+/** 64 KB, as issue 14 set it for the whole tools/list response. */
+const LIST_LIMIT = 65_536;
 const MODEL_VISIBLE_LIMIT = 16_000;
 const DESCRIPTION_LIMIT = 1024;
 
@@ -124,14 +127,11 @@ describe('tools/list', () => {
 });
 
 interface Measured extends SizeRow {
-  /** Characters (UTF-16 code units, as a host counts them) of the text block and of JSON.stringify(structuredContent). */
-  textChars: number;
-  structuredChars: number;
   /** Units of the result, for a read that declares a unit weight. */
   units?: number;
 }
 
-const biggest = (r: Pick<SizeRow, 'text' | 'structured'>) => Math.max(r.text, r.structured);
+const biggest = largestBytes;
 const pathParamsOf = (tool: string) => pathParams(reads.find((r) => r.name === tool)?.path ?? '');
 
 describe('result sizes on the demo', () => {
@@ -171,13 +171,10 @@ describe('result sizes on the demo', () => {
       });
       for (const args of argSets) {
         const result = await call(t.name, args);
-        const text = result.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
         rows.push({
           tool: t.name,
           args,
           ...resultSizes(result),
-          textChars: text.length,
-          structuredChars: JSON.stringify(result.structuredContent ?? null).length,
           units: DECLARED[t.name]?.units(result.structuredContent as Structured),
         });
       }
@@ -192,11 +189,13 @@ describe('result sizes on the demo', () => {
       if (!w || biggest(r) > biggest(w)) worst.set(r.tool, r);
     }
     console.log(
-      `${rows.length} calls on the demo; largest result per tool (bytes):\n${sizeTable(
+      `${rows.length} calls on the demo; largest result per tool (bytes, and characters for docs/mcp.md):\n${sizeTable(
         [...worst.values()].map((r) => ({
           tool: r.tool,
           text_block: r.text,
           structured_content: r.structured,
+          text_chars: r.textChars,
+          structured_chars: r.structuredChars,
           arguments: JSON.stringify(r.args),
           declared: DECLARED[r.tool] ? `${DECLARED[r.tool]?.weight} × ${r.units} + ${ENVELOPE_BYTES}` : '',
         })),
@@ -221,13 +220,15 @@ describe('result sizes on the demo', () => {
     }
   });
 
+  const defaultCalls = () => rows.filter((r) => Object.keys(r.args).every((k) => k === 'analysis' || pathParamsOf(r.tool).includes(k)));
+
   test(`every tool with default arguments: text block and structuredContent ≤ ${DEFAULT_CALL_CHARS} characters`, () => {
-    const defaults = rows.filter((r) => Object.keys(r.args).every((k) => k === 'analysis' || pathParamsOf(r.tool).includes(k)));
+    const defaults = defaultCalls();
     expect(new Set(defaults.map((r) => r.tool))).toEqual(new Set(list.map((t) => t.name)));
     const worst = new Map<string, Measured>();
     for (const r of defaults) {
       const w = worst.get(r.tool);
-      if (!w || Math.max(r.textChars, r.structuredChars) > Math.max(w.textChars, w.structuredChars)) worst.set(r.tool, r);
+      if (!w || largestChars(r) > largestChars(w)) worst.set(r.tool, r);
     }
     console.log(
       `${defaults.length} calls with default arguments on the demo; largest per tool (characters):\n${sizeTable(
@@ -240,8 +241,19 @@ describe('result sizes on the demo', () => {
       )}`,
     );
     const over = defaults
-      .filter((r) => Math.max(r.textChars, r.structuredChars) > DEFAULT_CALL_CHARS)
-      .map((r) => ({ tool: r.tool, args: r.args, chars: Math.max(r.textChars, r.structuredChars) }));
+      .filter((r) => largestChars(r) > DEFAULT_CALL_CHARS)
+      .map((r) => ({ tool: r.tool, args: r.args, chars: largestChars(r) }));
+    expect(over).toEqual([]);
+  });
+
+  test(`every paged tool has a measured default page, and its default calls stay ${DEFAULT_PAGE_MARGIN_CHARS} characters under ${DEFAULT_CALL_CHARS}`, () => {
+    const paged = list.filter((t) => (t.inputSchema.properties as Record<string, unknown> | undefined)?.limit).map((t) => t.name);
+    // A paged tool not listed falls back to a small page that nobody measured (TOOL_PAGE_DEFAULT); a
+    // whole-list read paged on MCP only (list_prompts) has its own measured page (MCP_SLICES).
+    expect(paged.filter((name) => PAGE_DEFAULT_BY_TOOL[name] === undefined && !toolDef(name)?.slice)).toEqual([]);
+    const over = defaultCalls()
+      .filter((r) => paged.includes(r.tool) && largestChars(r) > DEFAULT_CALL_CHARS - DEFAULT_PAGE_MARGIN_CHARS)
+      .map((r) => ({ tool: r.tool, args: r.args, chars: largestChars(r) }));
     expect(over).toEqual([]);
   });
 });

@@ -30,3 +30,51 @@ export const toolCall = (name: string, args: Record<string, unknown>, id = 1) =>
 });
 
 export { listerOf, restPath, takesWindowAll } from './args.js';
+
+/** The budget every tool result carries (shared/mcp/results.ts). */
+export interface RateLimit {
+  per_minute: number;
+  remaining: number;
+  reset_after_seconds: number;
+}
+
+export interface ToolErrorBody {
+  code: string;
+  message: string;
+  request_id: string;
+  param?: string;
+}
+
+/**
+ * A failed tool result as a host shows it: one text block whose first line is plain text naming the
+ * code, the message, the param and the seconds to wait, then the JSON error body with the budget.
+ * Checks that the two say the same thing; returns both.
+ */
+export function parseToolError(result: { isError?: boolean; structuredContent?: unknown; content: unknown }): {
+  line: string;
+  error: ToolErrorBody;
+  rate_limit?: RateLimit;
+} {
+  if (result.isError !== true) throw new Error(`expected isError, got ${JSON.stringify(result).slice(0, 300)}`);
+  if (result.structuredContent !== undefined) throw new Error('an error result carries no structuredContent');
+  const blocks = result.content as Array<{ type: string; text?: string }>;
+  if (blocks.length !== 1 || blocks[0]?.type !== 'text') throw new Error('expected one text block');
+  const [line, json, ...rest] = (blocks[0].text as string).split('\n');
+  if (line === undefined || json === undefined || rest.length > 0)
+    throw new Error('expected two lines: the plain line, then the JSON body');
+  const body = JSON.parse(json) as { error: ToolErrorBody; rate_limit?: RateLimit };
+  const { error } = body;
+  const expected = [`Error ${error.code}: ${error.message}`, error.param === undefined ? '' : ` Param: ${error.param}.`].join('');
+  if (!line.startsWith(expected)) throw new Error(`first line ${JSON.stringify(line)} does not start with ${JSON.stringify(expected)}`);
+  if (!line.endsWith(` Request id: ${error.request_id}.`))
+    throw new Error(`first line ${JSON.stringify(line)} does not end with the request id`);
+  if (body.rate_limit && !line.includes(`Calls left this minute: ${body.rate_limit.remaining} of ${body.rate_limit.per_minute}.`))
+    throw new Error(`first line ${JSON.stringify(line)} does not state the budget left`);
+  return { line, error, ...(body.rate_limit ? { rate_limit: body.rate_limit } : {}) };
+}
+
+/** structuredContent without the budget MCP adds to every result, for comparison with the REST body. */
+export function withoutRateLimit(structured: unknown): Record<string, unknown> {
+  const { rate_limit: _budget, ...body } = structured as Record<string, unknown>;
+  return body;
+}

@@ -3,14 +3,23 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { type CallToolResult, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { TOOL_PAGE_DEFAULT, toolPageDefault, tools } from '#shared/mcp/tools.js';
+import { toolDef, toolPageDefault, tools } from '#shared/mcp/tools.js';
 import { standalone } from '#shared/reads/contracts/json-schema.js';
 import { reads } from '#shared/reads/registry.js';
 import { isScoped, pathParams, type ReadDef } from '#shared/reads/types.js';
 import type { LocalApi } from '../harness/stack.js';
 import { call, manifest, startTestApi } from '../support/api.js';
 import { unwrapUntrusted } from './args.js';
-import { connect, listerOf, restPath, takesWindowAll } from './support.js';
+import {
+  connect,
+  listerOf,
+  parseToolError,
+  type RateLimit,
+  restPath,
+  type ToolErrorBody,
+  takesWindowAll,
+  withoutRateLimit,
+} from './support.js';
 
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
 /** Not strict: x-untrusted is an annotation keyword of ours. */
@@ -32,21 +41,20 @@ afterAll(async () => {
 
 const tool = (name: string, args: Record<string, unknown> = {}) => client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
 
-/** The error body a failing tool returns as text (the REST body of the same refusal). */
-function toolError(result: CallToolResult): { code: string; message: string; request_id: string; param?: string } {
-  expect(result.isError).toBe(true);
-  expect(result.structuredContent).toBeUndefined();
-  const first = result.content[0];
-  if (first?.type !== 'text') throw new Error('expected a text block');
-  const body = JSON.parse(first.text) as { error: { code: string; message: string; request_id: string; param?: string } };
-  expect(Object.keys(body)).toEqual(['error']);
-  expect(body.error.request_id).toMatch(UUID);
-  return body.error;
+/** The error body a failing tool returns (the REST body of the same refusal), after its plain first line. */
+function toolError(result: CallToolResult): ToolErrorBody {
+  const { error, rate_limit } = parseToolError(result);
+  expect(error.request_id).toMatch(UUID);
+  expect(rate_limit?.per_minute).toBeGreaterThan(0);
+  return error;
 }
 
-/** Fields that change between two calls on purpose: the budget left, and the throttled last-use stamp. */
+/**
+ * Fields that change between two calls on purpose: the budget left, and the throttled last-use stamp.
+ * Every tool result but get_me's carries the budget besides the REST body; get_me's body has it already.
+ */
 function stable(read: ReadDef, body: any): unknown {
-  if (read.name !== 'get_me') return body;
+  if (read.name !== 'get_me') return withoutRateLimit(body);
   const {
     rate_limit: { remaining: _r, reset_after_seconds: _s, ...limit },
     key: { last_used_at: _l, ...k },
@@ -89,7 +97,9 @@ describe('tools/list: one tool per read, from the read table', () => {
       // only regex spellings of a stated format are left out.
       expect(advertised.required ?? []).toEqual(contract.required ?? []);
       expect(advertised.additionalProperties).toBe(false);
-      expect(Object.keys(advertised.properties)).toEqual(Object.keys(contract.properties));
+      // A whole-list read takes limit and offset on MCP only (the next test).
+      const mcpOnly = toolDef(read.name)?.slice ? ['limit', 'offset'] : [];
+      expect(Object.keys(advertised.properties)).toEqual([...Object.keys(contract.properties), ...mcpOnly]);
       for (const [name, prop] of Object.entries(contract.properties as Record<string, Schema>)) {
         const { pattern, ...rest } = prop;
         if (pattern !== undefined) expect(prop.format).toBeDefined();
@@ -105,23 +115,61 @@ describe('tools/list: one tool per read, from the read table', () => {
     }
   });
 
-  test(`tools page ${TOOL_PAGE_DEFAULT} items by default (list_group_prompts 4) where REST pages more; the same maximum`, async () => {
+  test('paged tools take the page each one measured (list_group_prompts 4) with the same maximum as REST; list_prompts pages on MCP only', async () => {
     const { tools: list } = await client.listTools();
     const paged = list.filter((t) => (t.inputSchema.properties as Schema)?.limit);
-    expect(paged.map((t) => t.name).sort()).toEqual(['list_analyses', 'list_answers', 'list_group_prompts', 'list_runs', 'list_sources']);
-    for (const t of paged) {
+    expect(paged.map((t) => t.name).sort()).toEqual([
+      'list_analyses',
+      'list_answers',
+      'list_group_prompts',
+      'list_prompts',
+      'list_runs',
+      'list_sources',
+    ]);
+    for (const t of paged.filter((x) => x.name !== 'list_prompts')) {
       const rest = (standalone(reads.find((r) => r.name === t.name)!.input, 'input') as Schema).properties.limit;
       expect((t.inputSchema.properties as Schema).limit).toEqual({ ...rest, default: Math.min(rest.default, toolPageDefault(t.name)) });
     }
     expect(toolPageDefault('list_group_prompts')).toBe(4);
-    const sources = (await tool('list_sources', { analysis: manifest.analyses.collected })).structuredContent as {
+    const analysis = manifest.analyses.collected;
+    const groups = (await tool('list_groups', { analysis })).structuredContent as { items: Array<{ id: string; prompts: number }> };
+    const group = groups.items.reduce((a, b) => (b.prompts > a.prompts ? b : a)).id;
+    const prompts = (await tool('list_group_prompts', { analysis, group })).structuredContent as {
       items: unknown[];
       truncated: boolean;
       total: number;
     };
-    expect(sources.items).toHaveLength(TOOL_PAGE_DEFAULT);
-    expect(sources.truncated).toBe(true);
-    expect(sources.total).toBeGreaterThan(TOOL_PAGE_DEFAULT);
+    expect(prompts.total).toBeGreaterThan(4);
+    expect({ items: prompts.items.length, truncated: prompts.truncated }).toEqual({ items: 4, truncated: true });
+  });
+
+  test('list_prompts on MCP: pages of limit from offset, truncated while items remain, total counts all; REST returns all', async () => {
+    const analysis = manifest.analyses.collected;
+    const rest = (await call(api, `/analyses/${analysis}/prompts`, key())).body as { items: Array<{ id: string }>; total: number };
+    expect(rest.items).toHaveLength(rest.total);
+    type Page = { items: Array<{ id: string }>; truncated: boolean; total: number; next_cursor: null };
+    const whole = (await tool('list_prompts', { analysis })).structuredContent as Page;
+    expect(whole.items.map((p) => p.id)).toEqual(rest.items.slice(0, 100).map((p) => p.id));
+    expect(whole.truncated).toBe(rest.total > 100);
+    const seen: string[] = [];
+    for (let offset = 0; ; offset += 2) {
+      const page = (await tool('list_prompts', { analysis, limit: 2, offset })).structuredContent as Page;
+      expect({ total: page.total, next_cursor: page.next_cursor }).toEqual({ total: rest.total, next_cursor: null });
+      seen.push(...page.items.map((p) => p.id));
+      expect(page.truncated).toBe(offset + 2 < rest.total);
+      if (!page.truncated) break;
+    }
+    expect(seen).toEqual(rest.items.map((p) => p.id));
+    for (const [args, param] of [
+      [{ limit: 0 }, 'limit'],
+      [{ limit: 1001 }, 'limit'],
+      [{ limit: '5' }, 'limit'],
+      [{ offset: -1 }, 'offset'],
+      [{ offset: 1.5 }, 'offset'],
+      [{ page: 2 }, 'page'],
+    ] as const) {
+      expect(toolError(await tool('list_prompts', { analysis, ...args }))).toMatchObject({ code: 'invalid_request', param });
+    }
   });
 
   test('output schemas are self-contained: every $ref points into the tool’s own $defs', async () => {
@@ -202,10 +250,12 @@ describe('tools/call: the same data as REST', () => {
       if (text?.type !== 'text') throw new Error('expected a text block');
       const json = tools().get(read.name)!.untrusted ? text.text.split('\n')[2]! : text.text;
       expect(JSON.parse(json)).toEqual(result.structuredContent);
-      const meta = result._meta as { rate_limit: { limit: number; remaining: number; reset_after_seconds: number } };
-      expect(meta.rate_limit.limit).toBe(Number(rest.headers.get('x-ratelimit-limit')));
-      expect(meta.rate_limit.remaining).toBeGreaterThanOrEqual(0);
+      // The budget after the call, where each host looks: structuredContent (hence the text) and _meta.
+      const meta = result._meta as { rate_limit: RateLimit };
+      expect(meta.rate_limit.per_minute).toBe(Number(rest.headers.get('x-ratelimit-limit')));
+      expect(meta.rate_limit.remaining).toBeLessThan(meta.rate_limit.per_minute);
       expect(meta.rate_limit.reset_after_seconds).toBeGreaterThanOrEqual(0);
+      expect((result.structuredContent as { rate_limit: RateLimit }).rate_limit).toEqual(meta.rate_limit);
     },
   );
 

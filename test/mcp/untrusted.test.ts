@@ -10,7 +10,7 @@ import { createBudgetTable, type LocalStore } from '../harness/stores.js';
 import { call, dynamoEndpoint } from '../support/api.js';
 import { startOwnStore } from '../support/own-store.js';
 import { unwrapUntrusted } from './args.js';
-import { connect } from './support.js';
+import { connect, withoutRateLimit } from './support.js';
 
 /**
  * Issue 11 point 5, MCP side. Some hosts forward only structuredContent to the model, others only the
@@ -124,7 +124,7 @@ describe('AI-written strings reach the model marked, in structuredContent and in
     // Nothing else is wrapped, and nothing is lost: unwrapped, it is the REST body.
     const rest = await call(api, `/analyses/${args.analysis}/answers/${args.answer}`, manifest.keys.workspace);
     expect(rest.status).toBe(200);
-    expect(unwrapUntrusted(sc)).toEqual(rest.body);
+    expect(withoutRateLimit(unwrapUntrusted(sc))).toEqual(rest.body);
     expect(sc.prompt.text).toBe(rest.body.prompt.text);
     fenced(result);
   });
@@ -146,7 +146,7 @@ describe('AI-written strings reach the model marked, in structuredContent and in
     // The tracked brand's name comes from the analysis, not from an answer: not marked in the contract.
     expect(typeof sc.tracked.name).toBe('string');
     const rest = await call(api, `/analyses/${manifest.analyses.collected}/competitors`, manifest.keys.workspace);
-    expect(unwrapUntrusted(sc)).toEqual(rest.body);
+    expect(withoutRateLimit(unwrapUntrusted(sc))).toEqual(rest.body);
     fenced(result);
   });
 
@@ -155,7 +155,7 @@ describe('AI-written strings reach the model marked, in structuredContent and in
     const sc = result.structuredContent as any;
     expect(sc.items.map((i: any) => i.domain)).toContainEqual({ [UNTRUSTED_KEY]: HOSTILE.domain });
     const rest = await call(api, `/analyses/${manifest.analyses.collected}/sources?limit=200`, manifest.keys.workspace);
-    expect(unwrapUntrusted(sc)).toEqual(rest.body);
+    expect(withoutRateLimit(unwrapUntrusted(sc))).toEqual(rest.body);
     fenced(result);
   });
 
@@ -171,7 +171,7 @@ describe('AI-written strings reach the model marked, in structuredContent and in
     const text = (result.content[0] as { text: string }).text;
     expect(JSON.parse(text)).toEqual(result.structuredContent);
     const rest = await call(api, `/analyses/${manifest.analyses.collected}/metrics`, manifest.keys.workspace);
-    expect(result.structuredContent).toEqual(rest.body);
+    expect(withoutRateLimit(result.structuredContent)).toEqual(rest.body);
   });
 
   test('the advertised outputSchema says the same: marked fields are objects holding untrusted_third_party_content', async () => {

@@ -7,6 +7,7 @@ import pg from 'pg';
 import { BASE_PATH } from '#shared/http/routes.js';
 import { reads } from '#shared/reads/registry.js';
 import { pathParams, type ReadDef } from '#shared/reads/types.js';
+import { parseToolError } from '../mcp/support.js';
 import { manifest } from '../support/api.js';
 import { type ApiProcess, startApiProcess } from './support/api-process.js';
 import { contractProblems } from './support/contract.js';
@@ -558,7 +559,7 @@ describe(`issue 11 classes, property-based (fast-check seed ${SEED})`, () => {
           if (result.isError) {
             let body: any;
             try {
-              body = JSON.parse(text);
+              body = { error: parseToolError(result as { isError?: boolean; content: unknown }).error };
             } catch {
               body = undefined;
             }

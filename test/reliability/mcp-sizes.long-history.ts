@@ -3,24 +3,32 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import pg from 'pg';
+import { z } from 'zod';
 import { migrate } from '#shared/admin/migrate.js';
+import { toolDef } from '#shared/mcp/tools.js';
 import { RUN_SIZE } from '#shared/reads/catalog/runs.js';
-import { ASSISTANT_RESULT_BYTES } from '#shared/reads/contracts/result-size.js';
+import { ASSISTANT_DEFAULT_CHARS, ASSISTANT_RESULT_BYTES, DEFAULT_PAGE_MARGIN_CHARS } from '#shared/reads/contracts/result-size.js';
 import { GROUP_PROMPT_SIZE } from '#shared/reads/figures/groups.js';
 import { SERIES_SIZE } from '#shared/reads/figures/timeseries.js';
+import { reads } from '#shared/reads/registry.js';
+import { MAX_WINDOW_DAYS } from '#shared/reads/windows.js';
 import { type BenchApi, benchApi, closeBench, table, withUser } from '../bench/harness.js';
 import { LARGE_ENGINES, largeManifest, seedLarge } from '../fixtures/large-dataset.js';
 import { resultSizes } from '../mcp/args.js';
-import { type LongHistorySizes, largest, largestPerTool, longHistorySizes, type Sized } from '../mcp/long-history.js';
+import { type LongHistorySizes, largest, largestChars, largestPerTool, longHistorySizes, type Sized } from '../mcp/long-history.js';
 import { freshDatabase, type ServerDatabase } from './support/stores.js';
 
 /**
- * Issue 14 point 2 on a long history, in CI: one year of daily runs (test/fixtures/large-dataset.ts: 200 prompts ×
- * 6 engines × 365 runs, 438,000 answers) seeded into a fresh database of the PostgreSQL server and dropped
- * after. Every tool with default arguments, through the SDK client, gives a text block and a
- * JSON.stringify(structuredContent) of at most ASSISTANT_RESULT_BYTES each. A wider legal call that goes
- * over is one its tool description warns about, and the weight and the smaller call it quotes are the
- * measured ones. Seeding takes minutes; the test prints how long, and every size.
+ * Issue 14 point 2 and issue 20 point 5 on a long history, in CI: one year of daily runs
+ * (test/fixtures/large-dataset.ts: 200 prompts × 6 engines × 365 runs, 438,000 answers) seeded into a fresh
+ * database of the PostgreSQL server and dropped after. Through the SDK client:
+ * - every tool with default arguments gives a text block and a JSON.stringify(structuredContent) of at most
+ *   ASSISTANT_DEFAULT_CHARS characters each, what every host shows whole;
+ * - each paged tool's default page is the largest that stays DEFAULT_PAGE_MARGIN_CHARS under that;
+ * - a wider legal call over ASSISTANT_RESULT_BYTES is one its tool description warns about, and the weight
+ *   and the smaller call it quotes are the measured ones.
+ * Seeding takes minutes; the test prints how long, and every size (the widest calls' table is the one
+ * docs/mcp.md quotes).
  */
 
 const m = largeManifest({ years: 1 });
@@ -45,6 +53,7 @@ const sized = async (tool: string, args: Record<string, unknown>): Promise<Sized
   ...resultSizes(await call(tool, args)),
 });
 const description = (name: string) => tools.find((t) => t.name === name)?.description ?? '';
+const short = (args: Record<string, unknown>) => JSON.stringify(args).replace(m.analysisSlug, '…');
 const addDays = (day: string, n: number) => new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
 
 beforeAll(async () => {
@@ -77,7 +86,7 @@ beforeAll(async () => {
   sizes = await longHistorySizes(call, tools, m, longest);
   console.log(
     `1-year dataset (${m.answers.toLocaleString('en')} answers) seeded into ${database.name} in ${(seeded / 1000).toFixed(1)} s; ` +
-      `${sizes.defaults.length + sizes.extremes.length} tool calls measured in ${((Date.now() - t1) / 1000).toFixed(1)} s`,
+      `${sizes.defaults.length + sizes.nextPages.length + sizes.extremes.length} tool calls measured in ${((Date.now() - t1) / 1000).toFixed(1)} s`,
   );
 }, 600_000);
 
@@ -89,36 +98,85 @@ afterAll(async () => {
 });
 
 describe('one year of daily runs: what a host forwards to the model', () => {
-  test(`every tool with default arguments: text block and structuredContent ≤ ${ASSISTANT_RESULT_BYTES} bytes each`, () => {
+  test(`every tool with default arguments: text block and structuredContent ≤ ${ASSISTANT_DEFAULT_CHARS} characters each`, () => {
     const worst = [...largestPerTool(sizes.defaults).values()];
     expect(worst.map((w) => w.tool).sort()).toEqual(tools.map((t) => t.name).sort());
     console.log(
-      `Largest result per tool with default arguments, 1-year dataset (bytes):\n${table(
+      `Largest result per tool with default arguments, 1-year dataset (characters):\n${table(
         worst.map((w) => ({
           tool: w.tool,
           calls: w.calls,
-          text_block: w.text,
-          structured_content: w.structured,
-          arguments: JSON.stringify(w.args).replace(m.analysisSlug, '…'),
+          text_block: w.textChars,
+          structured_content: w.structuredChars,
+          headroom: ASSISTANT_DEFAULT_CHARS - largestChars(w),
+          arguments: short(w.args),
         })),
       )}`,
     );
-    for (const s of sizes.defaults)
-      expect({ tool: s.tool, args: s.args, over: largest(s) > ASSISTANT_RESULT_BYTES }).toEqual({
-        tool: s.tool,
-        args: s.args,
-        over: false,
-      });
+    const over = sizes.defaults
+      .filter((s) => largestChars(s) > ASSISTANT_DEFAULT_CHARS)
+      .map((s) => ({ tool: s.tool, args: short(s.args), chars: largestChars(s) }));
+    expect(over).toEqual([]);
   });
 
-  test('a wider legal call (largest page, window all) that goes over is one the tool description warns about', () => {
+  test(`each paged tool's default page is the largest that stays ${DEFAULT_PAGE_MARGIN_CHARS} characters under ${ASSISTANT_DEFAULT_CHARS}, up to REST's default`, () => {
+    const fits = ASSISTANT_DEFAULT_CHARS - DEFAULT_PAGE_MARGIN_CHARS;
+    // A whole-list read paged on MCP only (list_prompts: REST has no page to compare with) is held by the
+    // default-call test above.
+    const paged = tools.filter(
+      (t) =>
+        typeof (t.inputSchema.properties as Record<string, { default?: unknown }>)?.limit?.default === 'number' && !toolDef(t.name)?.slice,
+    );
+    expect(paged.length).toBeGreaterThan(0);
+    const rows = paged.map((t) => {
+      const page = (t.inputSchema.properties as { limit: { default: number } }).limit.default;
+      const rest = (
+        z.toJSONSchema(reads.find((r) => r.name === t.name)!.input, { io: 'input' }) as unknown as {
+          properties: { limit: { default: number } };
+        }
+      ).properties.limit.default;
+      const heaviest = largestPerTool(sizes.defaults).get(t.name)!;
+      const next = sizes.nextPages.find((s) => s.tool === t.name)!;
+      return { tool: t.name, page, rest, chars: largestChars(heaviest), next: largestChars(next), args: short(heaviest.args) };
+    });
     console.log(
-      `Widest legal page and window=all, 1-year dataset (bytes):\n${table(
-        sizes.extremes.map((x) => ({
+      `Default page per paged tool, 1-year dataset (characters; the page must stay within ${fits}):\n${table(
+        rows.map((r) => ({
+          tool: r.tool,
+          default_page: r.page,
+          rest_default: r.rest,
+          largest_default_call: r.chars,
+          one_item_more: r.next,
+          arguments: r.args,
+        })),
+      )}`,
+    );
+    for (const r of rows) {
+      expect({ tool: r.tool, fits: r.chars <= fits }).toEqual({ tool: r.tool, fits: true });
+      // A page smaller than REST's is so because one more item would not fit.
+      if (r.page < r.rest) expect({ tool: r.tool, largest: r.next > fits }).toEqual({ tool: r.tool, largest: true });
+      else expect(r.page).toBe(r.rest);
+    }
+  });
+
+  test(`a wider legal call (largest page, window all, ${MAX_WINDOW_DAYS}-day from/to) over ${ASSISTANT_RESULT_BYTES} bytes is one the tool description warns about`, () => {
+    const widest = new Map<string, Sized>();
+    for (const x of sizes.extremes) {
+      const kind = `${x.tool} ${Object.keys(x.args)
+        .filter((k) => k === 'limit' || k === 'window' || k === 'from')
+        .join()}`;
+      const w = widest.get(kind);
+      if (!w || largest(x) > largest(w)) widest.set(kind, x);
+    }
+    console.log(
+      `Widest legal calls (largest page, window=all, ${MAX_WINDOW_DAYS}-day from/to), the largest of each over every default call, 1-year dataset:\n${table(
+        [...widest.values()].map((x) => ({
           tool: x.tool,
-          text_block: x.text,
-          structured_content: x.structured,
-          arguments: JSON.stringify(x.args).replace(m.analysisSlug, '…'),
+          text_chars: x.textChars,
+          structured_chars: x.structuredChars,
+          text_bytes: x.text,
+          structured_bytes: x.structured,
+          arguments: short(x.args),
         })),
       )}`,
     );
@@ -143,7 +201,7 @@ describe('one year of daily runs: what a host forwards to the model', () => {
       }),
     ];
     console.log(
-      `get_metrics_timeseries: ${perDay.toFixed(0)} bytes a day (quoted: ${SERIES_SIZE.dayBytes}); ${advised.map((a) => `${JSON.stringify(a.args).replace(m.analysisSlug, '…')}: ${largest(a)}`).join('; ')}`,
+      `get_metrics_timeseries: ${perDay.toFixed(0)} bytes a day (quoted: ${SERIES_SIZE.dayBytes}); ${advised.map((a) => `${short(a.args)}: ${largest(a)}`).join('; ')}`,
     );
     expect(Math.abs(perDay / SERIES_SIZE.dayBytes - 1)).toBeLessThanOrEqual(ABOUT);
     for (const a of advised) expect({ args: a.args, fits: largest(a) <= ASSISTANT_RESULT_BYTES }).toEqual({ args: a.args, fits: true });

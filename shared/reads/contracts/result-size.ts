@@ -11,11 +11,20 @@
  *   units plus a fixed allowance for the rest.
  * The tests hold this: test/mcp/sizes.test.ts on every legal call and every default call on the demo;
  * test/reliability/mcp-sizes.long-history.ts (npm run test:long-history, after the reliability battery)
- * on one year of daily runs, where it also holds each `*_SIZE` weight to the measured one.
+ * on one year of daily runs, where it holds every default call to ASSISTANT_DEFAULT_CHARS, each MCP page
+ * default to the largest page that leaves DEFAULT_PAGE_MARGIN_CHARS, and each `*_SIZE` weight to the
+ * measured one.
  */
 export const ASSISTANT_DEFAULT_CHARS = 40_000;
 
 export const ASSISTANT_RESULT_BYTES = 75_000;
+
+/**
+ * How far under ASSISTANT_DEFAULT_CHARS a tool's default page stays (shared/mcp/tools.ts): room for
+ * what every result carries besides the read's body (its `rate_limit`, about 70 characters) and for a
+ * little growth, so that the next such addition does not push a default call over.
+ */
+export const DEFAULT_PAGE_MARGIN_CHARS = 300;
 
 /** "about 160": a figure rounded down to the tens, as a description quotes it. */
 export const roughly = (n: number): number => Math.floor(n / 10) * 10;

@@ -1,0 +1,48 @@
+import { type ApiError, errorBody } from '../errors.js';
+import type { BudgetState } from '../store/budget.js';
+
+/**
+ * What the budget looks like after a tool call, in every result: structuredContent (declared in each
+ * tool's outputSchema), its text, and _meta. Hosts forward different parts to the model (Claude Code
+ * structuredContent, Gemini CLI the text), and none forwards _meta.
+ */
+export interface RateLimit {
+  per_minute: number;
+  remaining: number;
+  reset_after_seconds: number;
+}
+
+export const rateLimitOf = (b: BudgetState): RateLimit => ({
+  per_minute: b.limit,
+  remaining: b.remaining,
+  reset_after_seconds: b.resetAfterSeconds,
+});
+
+/**
+ * The JSON Schema of `rate_limit`, added to every tool's outputSchema: bare, since it is repeated in
+ * every tool of the list a host loads, and the server instructions say what it is.
+ */
+export const RATE_LIMIT_SCHEMA = {
+  type: 'object',
+  properties: { per_minute: { type: 'integer' }, remaining: { type: 'integer' }, reset_after_seconds: { type: 'integer' } },
+  required: ['per_minute', 'remaining', 'reset_after_seconds'],
+} as const;
+
+/** Line breaks would split the first line; a message or param of ours has none, this keeps it so. */
+const oneLine = (s: string): string => s.replace(/\s+/g, ' ').trim();
+
+/**
+ * The text of a failed tool call. Its first line is plain text, so a host that forwards the text (or
+ * parses JSON text as structured content, as Gemini CLI does) shows the model the code, the message, the
+ * argument at fault, and for a budget refusal the seconds to wait; the JSON error body follows on the
+ * second line, with the budget as it stands.
+ */
+export function errorText(error: ApiError, requestId: string, limit?: RateLimit): string {
+  const parts = [`Error ${error.code}: ${oneLine(error.message)}`];
+  if (error.param !== undefined) parts.push(`Param: ${oneLine(error.param)}.`);
+  if (error.retryAfter !== undefined) parts.push(`Retry in ${error.retryAfter} seconds.`);
+  if (limit) parts.push(`Calls left this minute: ${limit.remaining} of ${limit.per_minute}.`);
+  parts.push(`Request id: ${requestId}.`);
+  const body = { ...errorBody(error, requestId), ...(limit ? { rate_limit: limit } : {}) };
+  return `${parts.join(' ')}\n${JSON.stringify(body)}`;
+}
