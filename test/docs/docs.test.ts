@@ -16,11 +16,21 @@ const README = 'README.md';
 const README_MAX_BYTES = 12_288;
 
 const read = (file: string): string => readFileSync(join(ROOT, file), 'utf8');
-const docsPages = (): string[] =>
-  readdirSync(join(ROOT, 'docs'))
+/** The pages of a folder of docs/, README.md first where there is one (a folder's index). */
+const pagesOf = (dir: string): string[] =>
+  readdirSync(join(ROOT, dir))
     .filter((name) => name.endsWith('.md'))
     .sort()
-    .map((name) => `docs/${name}`);
+    .map((name) => `${dir}/${name}`);
+/** The pages of docs/ itself, each linked from the README. */
+const docsPages = (): string[] => pagesOf('docs');
+/** Every page under docs/, its folders' pages included (docs/hosts). */
+const allDocsPages = (): string[] => [
+  ...docsPages(),
+  ...readdirSync(join(ROOT, 'docs'), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .flatMap((entry) => pagesOf(`docs/${entry.name}`)),
+];
 
 /** A fenced block, indented or not (a block inside a list item is indented). */
 const FENCED = /^[ \t]*(```|~~~)[^\n]*\n[\s\S]*?^[ \t]*\1[^\n]*$/gm;
@@ -88,7 +98,7 @@ describe('the README is a front door', () => {
   });
 
   test('every page of docs/ opens with its title, then a sentence saying what it is for', () => {
-    const bad = docsPages().filter((page) => !/^# .+\n\n[A-Z][^\n]+/.test(read(page)));
+    const bad = allDocsPages().filter((page) => !/^# .+\n\n[A-Z][^\n]+/.test(read(page)));
     expect(bad).toEqual([]);
   });
 });
@@ -102,8 +112,8 @@ describe('links lead somewhere', () => {
     ]).toEqual(['errors-and-faults', 'npm-run-bench----overhead', 'rehearsed-here-and-what-cannot-run-here', 'faults', 'faults-1']);
   });
 
-  test('every relative link in README.md and docs/*.md reaches a file of the repository, and a heading of it when it names one', () => {
-    const broken = [README, ...docsPages()]
+  test('every relative link in README.md and docs/**/*.md reaches a file of the repository, and a heading of it when it names one', () => {
+    const broken = [README, ...allDocsPages()]
       .flatMap(relativeLinks)
       .map((link) => ({ ...link, why: brokenReason(link) }))
       .filter((link) => link.why !== '')

@@ -1,5 +1,5 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
@@ -212,30 +212,6 @@ describe('Cursor, VS Code and Windsurf: the documented URL and header, against a
   });
 });
 
-/** A page without its fenced blocks and inline code: links there are not links. */
-const withoutCode = (markdown: string): string =>
-  markdown.replace(/^[ \t]*(```|~~~)[^\n]*\n[\s\S]*?^[ \t]*\1[^\n]*$/gm, '').replace(/`+[^`\n]*`+/g, '');
-
-/** Heading anchors as GitHub makes them (lowercase, punctuation but hyphens dropped, spaces to hyphens, -1 on repeats). */
-function headingSlugs(markdown: string): Set<string> {
-  const seen = new Map<string, number>();
-  const out = new Set<string>();
-  for (const [, heading = ''] of markdown
-    .replace(/^[ \t]*(```|~~~)[^\n]*\n[\s\S]*?^[ \t]*\1[^\n]*$/gm, '')
-    .matchAll(/^#{1,6}[ \t]+(.+?)[ \t]*#*[ \t]*$/gm)) {
-    const base = heading
-      .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
-      .trim()
-      .toLowerCase()
-      .replace(/[^\p{L}\p{N}\p{M}\s_-]/gu, '')
-      .replace(/\s/g, '-');
-    const n = seen.get(base) ?? 0;
-    seen.set(base, n + 1);
-    out.add(n === 0 ? base : `${base}-${n}`);
-  }
-  return out;
-}
-
 describe('the index', () => {
   const pages = readdirSync(join(ROOT, HOSTS)).filter((name) => name.endsWith('.md'));
 
@@ -243,20 +219,5 @@ describe('the index', () => {
     const linked = new Set([...read(`${HOSTS}/README.md`).matchAll(/\]\(([^)#\s]+\.md)\)/g)].map((m) => m[1]));
     expect(pages.filter((p) => p !== 'README.md' && !linked.has(p))).toEqual([]);
     for (const p of PAGES) expect(pages).toContain(p);
-  });
-
-  test('every relative link of the host pages reaches a file of the repository, and a heading of it when it names one', () => {
-    const broken: string[] = [];
-    for (const page of pages) {
-      for (const [, target = ''] of withoutCode(read(`${HOSTS}/${page}`)).matchAll(/\]\(\s*<?([^)\s>]+)>?\s*\)/g)) {
-        if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue;
-        const [path = '', anchor] = target.split('#', 2);
-        const file = path === '' ? join(ROOT, HOSTS, page) : resolve(ROOT, HOSTS, decodeURI(path));
-        if (!file.startsWith(ROOT) || !existsSync(file)) broken.push(`${page}: ${target}: no such file`);
-        else if (anchor && !headingSlugs(readFileSync(file, 'utf8')).has(anchor))
-          broken.push(`${page}: ${target}: no such heading in ${relative(ROOT, file)}`);
-      }
-    }
-    expect(broken).toEqual([]);
   });
 });
