@@ -164,7 +164,7 @@ export interface paths {
         };
         /**
          * Prompts of a group with per-engine metrics
-         * @description The prompts in one group now, each with its headline figures over all engines and per engine: the only per-prompt figures; the groups read’s figures are the sums of these rows. Use it to find the questions behind a group’s figures. Paged by limit and offset in creation order. A prompt weighs about 1.4 KB per engine, so a large page can exceed what an assistant reads: at 6 engines ask for at most 7.
+         * @description The prompts in one group now, each with its headline figures over all engines and per engine: the only per-prompt figures; the groups read’s figures are the sums of these rows. Use it to find the questions behind a group’s figures. Paged by limit and offset in creation order. A prompt weighs about 1.4 KB per engine, so a large page can exceed what an assistant shows whole: at 6 engines ask for at most 4.
          *
          *     MCP tool: `list_group_prompts`.
          */
@@ -208,7 +208,7 @@ export interface paths {
         };
         /**
          * Daily series of headline metrics
-         * @description One point per UTC day: the headline figures of the day’s latest run (rates and means with their 95% intervals; the summary adds the comparison); a day without a run is {day, state: no_run}. Use it for trends. Window: the days up to the latest collection (default 30d), all of them, or from/to (UTC days); no last-run. A day with a run weighs about 0.64 KB, so beyond about 110 days (all, a wide from/to) a result can exceed what an assistant reads: ask for 90d or less, or walk from/to spans of at most 92 days.
+         * @description One point per UTC day: the headline figures of the day’s latest run (rates and means with their 95% intervals; the summary adds the comparison); a day without a run is {day, state: no_run}. Use it for trends. Window: the days up to the latest collection (default 30d), all of them, or from/to (UTC days); no last-run. A day with a run weighs about 0.64 KB, so beyond about 60 days (all, a wide from/to) a result can exceed what an assistant shows whole: ask for 30d or less, or walk from/to spans of at most 50 days.
          *
          *     MCP tool: `get_metrics_timeseries`.
          */
@@ -252,7 +252,7 @@ export interface paths {
         };
         /**
          * List the runs (collections) of an analysis
-         * @description Collection history, most recent start first: state, start, collection and finish times (null until reached), per-engine counts. Use it to see when data was collected. One page of at most limit runs (next_cursor always null); truncated says older runs exist. A run weighs about 130 bytes per engine, so a large page can exceed what an assistant reads: at 6 engines ask for at most 50. get_run explains the states.
+         * @description Collection history, most recent start first: state, start, collection and finish times (null until reached), per-engine counts. Use it to see when data was collected. One page of at most limit runs (next_cursor always null); truncated says older runs exist. A run weighs about 130 bytes per engine, so a large page can exceed what an assistant shows whole: at 6 engines ask for at most 50. get_run explains the states.
          *
          *     MCP tool: `list_runs`.
          */

@@ -1,5 +1,6 @@
 import type { Tool } from '@modelcontextprotocol/server';
 import { type JsonSchema, sharePartsWithin, standalone } from '../reads/contracts/json-schema.js';
+import { GROUP_PROMPT_SIZE } from '../reads/figures/groups.js';
 import { reads } from '../reads/registry.js';
 import type { ReadDef } from '../reads/types.js';
 import { RATE_LIMIT_SCHEMA } from './results.js';
@@ -40,7 +41,7 @@ export const TOOL_PAGE_DEFAULT = 7;
 export const PAGE_DEFAULT_BY_TOOL: Readonly<Record<string, number>> = {
   list_analyses: 50,
   list_sources: 50,
-  list_group_prompts: 4,
+  list_group_prompts: GROUP_PROMPT_SIZE.limit,
   list_runs: 30,
   list_answers: 30,
 };

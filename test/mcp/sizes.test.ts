@@ -214,7 +214,7 @@ describe('result sizes on the demo', () => {
     for (const [name, declared] of Object.entries(DECLARED)) {
       const description = list.find((t) => t.name === name)?.description ?? '';
       expect({ name, quotes: description.includes(declared.quoted) }).toEqual({ name, quotes: true });
-      expect(description).toMatch(new RegExp(`can exceed what an assistant reads: .*${declared.advice.source}`));
+      expect(description).toMatch(new RegExp(`can exceed what an assistant shows whole: .*${declared.advice.source}`));
       // The weight is of a unit the result holds: a call of this read on the demo counted some.
       expect(Math.max(...rows.filter((r) => r.tool === name).map((r) => r.units ?? 0))).toBeGreaterThan(0);
     }

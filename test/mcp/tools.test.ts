@@ -223,7 +223,7 @@ describe('issue 14 point 1: each description tells the assistant what it needs',
     }
     // Which tools these are, and that what they advise fits, is measured on a year of daily runs
     // (test/reliability/mcp-sizes.long-history.ts); here, that the advice names a weight and what to ask for.
-    const advising = list.filter((t) => /can exceed what an assistant reads/.test(t.description ?? ''));
+    const advising = list.filter((t) => /can exceed what an assistant shows whole/.test(t.description ?? ''));
     expect(advising.map((t) => t.name).sort()).toEqual(['get_metrics_timeseries', 'list_group_prompts', 'list_runs']);
     for (const t of advising) expect(t.description).toMatch(/weighs about [\d.]+ (KB|bytes).*: (at \d+ engines )?ask for (at most )?\w+/);
   });

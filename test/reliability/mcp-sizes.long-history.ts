@@ -182,13 +182,13 @@ describe('one year of daily runs: what a host forwards to the model', () => {
     );
     const over = [...new Set(sizes.extremes.filter((x) => largest(x) > ASSISTANT_RESULT_BYTES).map((x) => x.tool))].sort();
     const warned = tools
-      .filter((t) => /can exceed what an assistant reads/.test(t.description ?? ''))
+      .filter((t) => /can exceed what an assistant shows whole/.test(t.description ?? ''))
       .map((t) => t.name)
       .sort();
     expect(over).toEqual(warned);
   });
 
-  test('get_metrics_timeseries: the quoted weight of a day is the measured one; the smaller windows it advises fit', async () => {
+  test('get_metrics_timeseries: the quoted weight of a day is the measured one; the smaller windows it advises are shown whole by every host', async () => {
     const d30 = sizes.defaults.find((s) => s.tool === 'get_metrics_timeseries')!;
     const all = sizes.extremes.find((s) => s.tool === 'get_metrics_timeseries' && s.args.window === 'all')!;
     const perDay = (largest(all) - largest(d30)) / (365 - 30);
@@ -204,13 +204,14 @@ describe('one year of daily runs: what a host forwards to the model', () => {
       `get_metrics_timeseries: ${perDay.toFixed(0)} bytes a day (quoted: ${SERIES_SIZE.dayBytes}); ${advised.map((a) => `${short(a.args)}: ${largest(a)}`).join('; ')}`,
     );
     expect(Math.abs(perDay / SERIES_SIZE.dayBytes - 1)).toBeLessThanOrEqual(ABOUT);
-    for (const a of advised) expect({ args: a.args, fits: largest(a) <= ASSISTANT_RESULT_BYTES }).toEqual({ args: a.args, fits: true });
+    for (const a of advised)
+      expect({ args: a.args, fits: largestChars(a) <= ASSISTANT_DEFAULT_CHARS }).toEqual({ args: a.args, fits: true });
     expect(description('get_metrics_timeseries')).toContain(
       `ask for ${SERIES_SIZE.window} or less, or walk from/to spans of at most ${SERIES_SIZE.spanDays} days`,
     );
   });
 
-  test('list_group_prompts: the quoted weight of a prompt per engine is the measured one; the page it advises fits every group', async () => {
+  test('list_group_prompts: the quoted weight of a prompt per engine is the measured one; the page it advises is shown whole by every host, in every group', async () => {
     const groups = sizes.defaults.filter((s) => s.tool === 'list_group_prompts').map((s) => s.args);
     const one = await sized('list_group_prompts', { ...groups[0], limit: 1 });
     const ten = await sized('list_group_prompts', { ...groups[0], limit: 10 });
@@ -220,11 +221,11 @@ describe('one year of daily runs: what a host forwards to the model', () => {
     expect(ENGINES).toBe(GROUP_PROMPT_SIZE.engines);
     for (const args of groups) {
       const page = await sized('list_group_prompts', { ...args, limit: GROUP_PROMPT_SIZE.limit });
-      expect({ group: args.group, fits: largest(page) <= ASSISTANT_RESULT_BYTES }).toEqual({ group: args.group, fits: true });
+      expect({ group: args.group, fits: largestChars(page) <= ASSISTANT_DEFAULT_CHARS }).toEqual({ group: args.group, fits: true });
     }
   });
 
-  test('list_runs: the quoted weight of a run per engine is the measured one; the page it advises fits', async () => {
+  test('list_runs: the quoted weight of a run per engine is the measured one; the page it advises is shown whole by every host', async () => {
     const one = await sized('list_runs', { analysis: m.analysisSlug, limit: 1 });
     const hundred = sizes.extremes.find((s) => s.tool === 'list_runs')!;
     const perRunEngine = (largest(hundred) - largest(one)) / (Number(hundred.args.limit) - 1) / ENGINES;
@@ -234,6 +235,6 @@ describe('one year of daily runs: what a host forwards to the model', () => {
     );
     expect(Math.abs(perRunEngine / RUN_SIZE.engineBytes - 1)).toBeLessThanOrEqual(ABOUT);
     expect(ENGINES).toBe(RUN_SIZE.engines);
-    expect(largest(advised)).toBeLessThanOrEqual(ASSISTANT_RESULT_BYTES);
+    expect(largestChars(advised)).toBeLessThanOrEqual(ASSISTANT_DEFAULT_CHARS);
   });
 });

@@ -172,8 +172,9 @@ function changesOf(c: ChangesJson | null, configured: string[]) {
 const countsOf = (e: EngineRow) => ({ expected: e.expected, collected: e.collected, extracted: e.extracted, failed: e.failed });
 
 /**
- * What a listed run weighs per engine, and the page size that stays within what an assistant reads at six
- * engines: quoted by the description, held to the measurement by the 1-year reliability test.
+ * What a listed run weighs per engine, and the page size that stays within what every assistant host
+ * shows whole (ASSISTANT_DEFAULT_CHARS) at six engines: quoted by the description, held to the
+ * measurement by the 1-year reliability test.
  */
 export const RUN_SIZE = { engineBytes: 130, engines: 6, limit: 50 } as const;
 
@@ -184,7 +185,7 @@ export const listRuns = defineRead({
   summary: 'List the runs (collections) of an analysis',
   description:
     'Collection history, most recent start first: state, start, collection and finish times (null until reached), per-engine counts. Use it to see when data was collected. One page of at most limit runs (next_cursor always null); truncated says older runs exist. ' +
-    `A run weighs about ${RUN_SIZE.engineBytes} bytes per engine, so a large page can exceed what an assistant reads: at ${RUN_SIZE.engines} engines ask for at most ${RUN_SIZE.limit}. get_run explains the states.`,
+    `A run weighs about ${RUN_SIZE.engineBytes} bytes per engine, so a large page can exceed what an assistant shows whole: at ${RUN_SIZE.engines} engines ask for at most ${RUN_SIZE.limit}. get_run explains the states.`,
   input: z.strictObject({ analysis: analysisParam, limit: limitParam(100, 30) }),
   output: listOf(
     runSummary,

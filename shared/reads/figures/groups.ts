@@ -91,10 +91,10 @@ export const groupPromptListSchema = figureListOf(
 
 /**
  * What a prompt of the page weighs per engine of the analysis, and the page size that stays within what
- * an assistant reads at six engines: quoted by the description, held to the measurement by the 1-year
- * reliability test.
+ * every assistant host shows whole (ASSISTANT_DEFAULT_CHARS) at six engines: quoted by the description,
+ * held to the measurement by the 1-year reliability test; the MCP tool's default page.
  */
-export const GROUP_PROMPT_SIZE = { engineBytes: 1400, engines: 6, limit: 7 } as const;
+export const GROUP_PROMPT_SIZE = { engineBytes: 1400, engines: 6, limit: 4 } as const;
 
 export const listGroupPrompts = defineRead({
   name: 'list_group_prompts',
@@ -103,7 +103,7 @@ export const listGroupPrompts = defineRead({
   summary: 'Prompts of a group with per-engine metrics',
   description:
     'The prompts in one group now, each with its headline figures over all engines and per engine: the only per-prompt figures; the groups read’s figures are the sums of these rows. Use it to find the questions behind a group’s figures. ' +
-    `Paged by limit and offset in creation order. A prompt weighs about ${GROUP_PROMPT_SIZE.engineBytes / 1000} KB per engine, so a large page can exceed what an assistant reads: at ${GROUP_PROMPT_SIZE.engines} engines ask for at most ${GROUP_PROMPT_SIZE.limit}.`,
+    `Paged by limit and offset in creation order. A prompt weighs about ${GROUP_PROMPT_SIZE.engineBytes / 1000} KB per engine, so a large page can exceed what an assistant shows whole: at ${GROUP_PROMPT_SIZE.engines} engines ask for at most ${GROUP_PROMPT_SIZE.limit}.`,
   input: z
     .strictObject({
       analysis: analysisParam,

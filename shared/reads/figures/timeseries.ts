@@ -1,6 +1,6 @@
 import { InvalidRequest } from '../../errors.js';
 import { analysisParam, day, uuid } from '../contracts/common.js';
-import { ASSISTANT_RESULT_BYTES, roughly } from '../contracts/result-size.js';
+import { ASSISTANT_DEFAULT_CHARS, roughly } from '../contracts/result-size.js';
 import * as z from '../contracts/zod.js';
 import { mean, round, wilson } from '../stats.js';
 import { defineRead } from '../types.js';
@@ -98,9 +98,11 @@ function ranPointOf(
 
 /**
  * What the series weighs on a long history (a day with a run, on six engines) and what to ask for
- * instead: quoted by the description, held to the measured weight by the 1-year reliability test.
+ * instead, so that a result stays within what every assistant host shows whole
+ * (ASSISTANT_DEFAULT_CHARS): quoted by the description, held to the measured weight and the advised calls
+ * to that bound by the 1-year reliability test.
  */
-export const SERIES_SIZE = { dayBytes: 640, window: '90d', spanDays: 92 } as const;
+export const SERIES_SIZE = { dayBytes: 640, window: '30d', spanDays: 50 } as const;
 
 export const getMetricsTimeseries = defineRead({
   name: 'get_metrics_timeseries',
@@ -110,7 +112,7 @@ export const getMetricsTimeseries = defineRead({
   description:
     'One point per UTC day: the headline figures of the day’s latest run (rates and means with their 95% intervals; the summary adds the comparison); a day without a run is {day, state: no_run}. Use it for trends. ' +
     'Window: the days up to the latest collection (default 30d), all of them, or from/to (UTC days); no last-run. ' +
-    `A day with a run weighs about ${SERIES_SIZE.dayBytes / 1000} KB, so beyond about ${roughly(ASSISTANT_RESULT_BYTES / SERIES_SIZE.dayBytes)} days (all, a wide from/to) a result can exceed what an assistant reads: ask for ${SERIES_SIZE.window} or less, or walk from/to spans of at most ${SERIES_SIZE.spanDays} days.`,
+    `A day with a run weighs about ${SERIES_SIZE.dayBytes / 1000} KB, so beyond about ${roughly(ASSISTANT_DEFAULT_CHARS / SERIES_SIZE.dayBytes)} days (all, a wide from/to) a result can exceed what an assistant shows whole: ask for ${SERIES_SIZE.window} or less, or walk from/to spans of at most ${SERIES_SIZE.spanDays} days.`,
   input: z.strictObject({ analysis: analysisParam, ...windowParams(SERIES_WINDOWS, '30d') }).superRefine(checkWindow),
   output: timeseriesSchema,
   errors: ['analysis_not_found', 'invalid_request'],
