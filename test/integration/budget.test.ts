@@ -5,6 +5,7 @@ import { ZERO_PLAN_ANALYSIS, ZERO_PLAN_SECRET } from '../fixtures/zero-plan.js';
 import type { LocalApi } from '../harness/stack.js';
 import { freshTableName } from '../harness/stack.js';
 import { type LocalStore, startStore } from '../harness/stores.js';
+import { parseToolError, rpc, toolCall } from '../mcp/support.js';
 import { awayFromMinuteEdge, budgetItems, call, expectError, expectServed, manifest, startTestApi } from '../support/api.js';
 
 describe('the budget: one atomic counter per workspace per minute', () => {
@@ -73,26 +74,34 @@ describe('the budget: one atomic counter per workspace per minute', () => {
   });
 });
 
+/**
+ * MCP under a ceiling of 0: listing the tools is free, so served; a tools/call is refused as a tool result
+ * that states the seconds to wait, with the budget headers of the refusal.
+ */
+async function expectMcpRefused(api: LocalApi, key: string): Promise<void> {
+  const list = await rpc(api, key, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
+  expect(list.status).toBe(200);
+  expect(list.body.result.tools.length).toBe(15);
+  const refused = await rpc(api, key, toolCall('get_me', {}));
+  expect(refused.status).toBe(200);
+  expect([refused.headers.get('x-ratelimit-limit'), refused.headers.get('x-ratelimit-remaining')]).toEqual(['0', '0']);
+  const reset = Number(refused.headers.get('x-ratelimit-reset'));
+  expect(reset).toBeGreaterThanOrEqual(1);
+  const { error, line, rate_limit } = parseToolError(refused.body.result);
+  expect(error.code).toBe('rate_limited');
+  expect(rate_limit).toEqual({ per_minute: 0, remaining: 0, reset_after_seconds: reset });
+  expect(line).toContain(`Retry in ${reset} seconds. Calls left this minute: 0 of 0.`);
+}
+
 describe('a plan ceiling of 0: every call refused', () => {
-  test('REST and MCP answer 429 with limit 0, remaining 0, reset = Retry-After = seconds to the minute end; no counter is written', async () => {
+  test('REST answers 429 with limit 0, remaining 0, reset = Retry-After = seconds to the minute end, MCP a rate_limited result; no counter is written', async () => {
     const table = freshTableName();
     const api = await startTestApi({ BUDGET_TABLE: table, PLAN_CEILINGS: JSON.stringify({ growth: 0 }) });
     try {
       await awayFromMinuteEdge(10);
-      const mcp = {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
-      };
-      for (const [path, init] of [
-        ['/me', {}],
-        ['/analyses', {}],
-        [`/analyses/${manifest.analyses.collected}/metrics`, {}],
-        ['/me', {}],
-        ['/mcp', mcp],
-      ] as const) {
+      for (const path of ['/me', '/analyses', `/analyses/${manifest.analyses.collected}/metrics`, '/me']) {
         const before = secondsToMinuteEnd(new Date());
-        const reply = await call(api, path, manifest.keys.workspace, init);
+        const reply = await call(api, path, manifest.keys.workspace);
         const after = secondsToMinuteEnd(new Date());
         expectError(reply, 429, 'rate_limited', { budget: true });
         expect(reply.headers.get('x-ratelimit-limit')).toBe('0');
@@ -102,6 +111,7 @@ describe('a plan ceiling of 0: every call refused', () => {
         expect(reset).toBeLessThanOrEqual(before);
         expect(reset).toBeGreaterThanOrEqual(after);
       }
+      await expectMcpRefused(api, manifest.keys.workspace);
       // Refused before any write: the table holds no counter for the workspace.
       expect(await budgetItems(table)).toBe(0);
     } finally {
@@ -111,28 +121,18 @@ describe('a plan ceiling of 0: every call refused', () => {
 });
 
 describe('a plan ceiling of 0 in the plans table itself (calls_per_minute = 0, no PLAN_CEILINGS)', () => {
-  test('REST and MCP answer 429 with limit 0 from the first call on; no counter is written', async () => {
+  test('REST answers 429 with limit 0 from the first call on, MCP a rate_limited result; no counter is written', async () => {
     const table = freshTableName();
     const api = await startTestApi({ BUDGET_TABLE: table, PLAN_CEILINGS: '' });
     try {
-      const mcp = {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
-      };
-      for (const [path, init] of [
-        ['/me', {}],
-        ['/analyses', {}],
-        [`/analyses/${ZERO_PLAN_ANALYSIS}/metrics`, {}],
-        ['/me', {}],
-        ['/mcp', mcp],
-      ] as const) {
-        const reply = await call(api, path, ZERO_PLAN_SECRET, init);
+      for (const path of ['/me', '/analyses', `/analyses/${ZERO_PLAN_ANALYSIS}/metrics`, '/me']) {
+        const reply = await call(api, path, ZERO_PLAN_SECRET);
         expectError(reply, 429, 'rate_limited', { budget: true });
         expect([reply.headers.get('x-ratelimit-limit'), reply.headers.get('x-ratelimit-remaining')]).toEqual(['0', '0']);
         expect(reply.headers.get('retry-after')).toBe(reply.headers.get('x-ratelimit-reset'));
         expect(Number(reply.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
       }
+      await expectMcpRefused(api, ZERO_PLAN_SECRET);
       expect(await budgetItems(table)).toBe(0);
     } finally {
       await api.close();

@@ -4,7 +4,7 @@ import { listCompetitors } from '#shared/reads/figures/competitors.js';
 import { CROWD_ANALYSIS, CROWD_INDIRECT, CROWD_SECRET } from '../fixtures/crowd.js';
 import type { LocalApi } from '../harness/stack.js';
 import { unwrapUntrusted } from '../mcp/args.js';
-import { connect } from '../mcp/support.js';
+import { connect, withoutRateLimit } from '../mcp/support.js';
 import { call, expectServed, startTestApi } from '../support/api.js';
 
 /**
@@ -48,7 +48,7 @@ describe('competitors (read 7): indirect competitors capped, direct ones always 
   test('MCP list_competitors: the same page, and the cap stated where a model reads it', async () => {
     const result = await client.callTool({ name: 'list_competitors', arguments: { analysis: CROWD_ANALYSIS } });
     const rest = await call(api, `/analyses/${CROWD_ANALYSIS}/competitors`, CROWD_SECRET);
-    expect(unwrapUntrusted(result.structuredContent)).toEqual(rest.body);
+    expect(withoutRateLimit(unwrapUntrusted(result.structuredContent))).toEqual(rest.body);
     const { tools } = await client.listTools();
     expect(tools.find((t) => t.name === 'list_competitors')?.description).toContain(`the ${LIMIT} most mentioned`);
   });
