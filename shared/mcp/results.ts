@@ -28,8 +28,16 @@ export const RATE_LIMIT_SCHEMA = {
   required: ['per_minute', 'remaining', 'reset_after_seconds'],
 } as const;
 
-/** Line breaks would split the first line; a message or param of ours has none, this keeps it so. */
-const oneLine = (s: string): string => s.replace(/\s+/g, ' ').trim();
+/**
+ * A text on one line: every line or paragraph separator and control character written as a \u escape,
+ * so that the first line stays one line, and stays exact, whatever a refused argument's name holds (a
+ * message may quote it).
+ */
+export const oneLine = (s: string): string =>
+  s.replace(/[\p{Cc}\p{Zl}\p{Zp}]/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
+/** A param as the first line names it: bare when it is a plain name, else quoted, so spaces show. */
+export const shownParam = (param: string): string => oneLine(/^[\w.-]+$/.test(param) ? param : JSON.stringify(param));
 
 /**
  * The text of a failed tool call. Its first line is plain text, so a host that forwards the text (or
@@ -39,7 +47,7 @@ const oneLine = (s: string): string => s.replace(/\s+/g, ' ').trim();
  */
 export function errorText(error: ApiError, requestId: string, limit?: RateLimit): string {
   const parts = [`Error ${error.code}: ${oneLine(error.message)}`];
-  if (error.param !== undefined) parts.push(`Param: ${oneLine(error.param)}.`);
+  if (error.param !== undefined) parts.push(`Param: ${shownParam(error.param)}.`);
   if (error.retryAfter !== undefined) parts.push(`Retry in ${error.retryAfter} seconds.`);
   if (limit) parts.push(`Calls left this minute: ${limit.remaining} of ${limit.per_minute}.`);
   parts.push(`Request id: ${requestId}.`);

@@ -243,6 +243,14 @@ describe('malformed input: a JSON-RPC error or an isError result, never a 500', 
     expect(line).toMatch(/^Error invalid_request: .+ Param: limit\. Calls left this minute: \d+ of \d+\. Request id: [0-9a-f-]{36}\.$/);
   });
 
+  test('an argument name with spaces, a line break or a line separator: the first line stays one line, the param quoted', async () => {
+    const reply = await rpc(api, key(), toolCall('list_analyses', { ' li\nmit\u2028': 1 }));
+    const { line, error } = parseToolError(reply.body.result);
+    expect(error).toMatchObject({ code: 'invalid_request', param: ' li\nmit\u2028' });
+    expect(line).toContain('Param: " li\\nmit\\u2028".');
+    expect(line).not.toMatch(/[\n\u2028]/);
+  });
+
   test('a body over 1 MB → 413 JSON-RPC error, before it is parsed', async () => {
     const big = JSON.stringify(toolCall('get_me', { padding: 'x'.repeat(1024 * 1024) }));
     expectRpcError(await rpc(api, key(), big), 413, -32600);

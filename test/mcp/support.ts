@@ -1,5 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { oneLine, shownParam } from '#shared/mcp/results.js';
 import type { LocalApi } from '../harness/stack.js';
 import { call, type Reply } from '../support/api.js';
 
@@ -64,7 +65,11 @@ export function parseToolError(result: { isError?: boolean; structuredContent?: 
     throw new Error('expected two lines: the plain line, then the JSON body');
   const body = JSON.parse(json) as { error: ToolErrorBody; rate_limit?: RateLimit };
   const { error } = body;
-  const expected = [`Error ${error.code}: ${error.message}`, error.param === undefined ? '' : ` Param: ${error.param}.`].join('');
+  // The first line writes line breaks and controls as \u escapes, and quotes a param that is not a plain name.
+  const expected = [
+    `Error ${error.code}: ${oneLine(error.message)}`,
+    error.param === undefined ? '' : ` Param: ${shownParam(error.param)}.`,
+  ].join('');
   if (!line.startsWith(expected)) throw new Error(`first line ${JSON.stringify(line)} does not start with ${JSON.stringify(expected)}`);
   if (!line.endsWith(` Request id: ${error.request_id}.`))
     throw new Error(`first line ${JSON.stringify(line)} does not end with the request id`);
