@@ -19,10 +19,10 @@ import { logFault } from '../log.js';
 import { spendBudget } from '../middleware/budget.js';
 import { type Call, type CallContext, settled, timed } from '../middleware/call-state.js';
 import { prepareRead, readContext } from '../reads/execute.js';
-import type { BudgetState } from '../store/budget.js';
+import { type BudgetState, type RateLimit, rateLimitOf } from '../store/budget.js';
 import type { Services } from '../store/services.js';
 import { resultText } from './fence.js';
-import { errorText, type RateLimit, rateLimitOf } from './results.js';
+import { errorText } from './results.js';
 import { type Slice, toolDef, toolList } from './tools.js';
 
 /** Larger JSON-RPC bodies are refused before parsing; a tools/call with its arguments is a few hundred bytes. */
@@ -220,14 +220,19 @@ function toWebRequest(event: Event, body: string): Request {
 const bodyOf = (event: Event): string =>
   event.isBase64Encoded ? Buffer.from(event.body ?? '', 'base64').toString('utf8') : (event.body ?? '');
 
-const parsedMessages = new WeakMap<Event, unknown>();
+/** The request's body as text and its one JSON-RPC message, read once per event. */
+interface Incoming {
+  body: string;
+  /** Undefined for a body over the bound or not JSON, which the handler refuses. */
+  message: unknown;
+}
 
-/**
- * The one JSON-RPC message of the request, parsed once per event (the identity step and the handler
- * both read it); undefined for a body over the bound or not JSON, which the handler refuses.
- */
-function messageOf(event: Event): unknown {
-  if (parsedMessages.has(event)) return parsedMessages.get(event);
+const incoming = new WeakMap<Event, Incoming>();
+
+/** The body and message of the request, decoded and parsed once (the identity step and the handler both read them). */
+function incomingOf(event: Event): Incoming {
+  const known = incoming.get(event);
+  if (known) return known;
   const body = bodyOf(event);
   let message: unknown;
   if (Buffer.byteLength(body) <= MAX_MCP_BODY_BYTES) {
@@ -237,8 +242,9 @@ function messageOf(event: Event): unknown {
       message = undefined;
     }
   }
-  parsedMessages.set(event, message);
-  return message;
+  const read = { body, message };
+  incoming.set(event, read);
+  return read;
 }
 
 /**
@@ -246,7 +252,7 @@ function messageOf(event: Event): unknown {
  * statement resolves it with the key; undefined for any other message, or a body the handler will refuse.
  */
 export function toolAnalysis(event: Event): string | undefined {
-  const message = messageOf(event);
+  const { message } = incomingOf(event);
   if (!isPlainObject(message) || message.method !== 'tools/call' || !isPlainObject(message.params)) return undefined;
   const args = message.params.arguments;
   return isPlainObject(args) && typeof args.analysis === 'string' ? args.analysis : undefined;
@@ -319,9 +325,8 @@ async function serveModern(server: Server, request: Request, message: unknown): 
  */
 export function mcpHandler(services: Services) {
   return keyedChain(services, gateMiddleware(services.config.MCP_ALLOWED_ORIGINS), toolAnalysis).handler(async (event, context) => {
-    const body = bodyOf(event);
+    const { body, message } = incomingOf(event);
     if (Buffer.byteLength(body) > MAX_MCP_BODY_BYTES) return jsonRpcError(413, INVALID_REQUEST, 'Request body over 1 MB.');
-    const message = messageOf(event);
     const refused = refusal(message);
     if (refused) return refused;
 

@@ -1,22 +1,5 @@
 import { type ApiError, errorBody } from '../errors.js';
-import type { BudgetState } from '../store/budget.js';
-
-/**
- * What the budget looks like after a tool call, in every result: structuredContent (declared in each
- * tool's outputSchema), its text, and _meta. Hosts forward different parts to the model (Claude Code
- * structuredContent, Gemini CLI the text), and none forwards _meta.
- */
-export interface RateLimit {
-  per_minute: number;
-  remaining: number;
-  reset_after_seconds: number;
-}
-
-export const rateLimitOf = (b: BudgetState): RateLimit => ({
-  per_minute: b.limit,
-  remaining: b.remaining,
-  reset_after_seconds: b.resetAfterSeconds,
-});
+import type { RateLimit } from '../store/budget.js';
 
 /**
  * The JSON Schema of `rate_limit`, added to every tool's outputSchema: bare, since it is repeated in

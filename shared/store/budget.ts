@@ -16,6 +16,19 @@ export interface BudgetState {
   resetAfterSeconds: number;
 }
 
+/** The budget as callers see it (get_me's `rate_limit`, every MCP result's): the contract's names. */
+export interface RateLimit {
+  per_minute: number;
+  remaining: number;
+  reset_after_seconds: number;
+}
+
+export const rateLimitOf = (b: BudgetState): RateLimit => ({
+  per_minute: b.limit,
+  remaining: b.remaining,
+  reset_after_seconds: b.resetAfterSeconds,
+});
+
 export interface BudgetCounter {
   /** Spends one call of the workspace's budget for the current UTC minute, or refuses. */
   consume(workspaceId: string, limit: number, now?: Date): Promise<BudgetState>;

@@ -630,6 +630,40 @@ describe('deployment rehearsal: from an empty database to answered calls, throug
     });
   }, 120_000);
 
+  test('MCP 2026-07-28 through the bundle: server/discover and a tools/call with the per-request envelope and its headers', async () => {
+    const envelope = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientInfo': { name: 'rehearsal', version: '1.0.0' },
+      'io.modelcontextprotocol/clientCapabilities': {},
+    };
+    const headers = (method: string, name?: string) => ({
+      authorization: `Bearer ${key}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': method,
+      ...(name ? { 'mcp-name': name } : {}),
+    });
+    const discover = await http(
+      'McpFn',
+      'POST',
+      '/api/v1/mcp',
+      headers('server/discover'),
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: envelope } }),
+    );
+    expect(discover.status).toBe(200);
+    expect(discover.json().result.supportedVersions).toEqual(['2026-07-28']);
+    const called = await http(
+      'McpFn',
+      'POST',
+      '/api/v1/mcp',
+      headers('tools/call', 'get_me'),
+      JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'get_me', arguments: {}, _meta: envelope } }),
+    );
+    expect(called.status).toBe(200);
+    expect(called.json().result.structuredContent.rate_limit.remaining).toBe(Number(called.headers['x-ratelimit-remaining']));
+  }, 120_000);
+
   test('openapi.json: 200, the committed bytes; and $default answers the envelope (404, 405 with Allow)', async () => {
     const doc = await http('OpenapiFn', 'GET', '/api/v1/openapi.json');
     expect(doc.status).toBe(200);

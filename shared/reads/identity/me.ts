@@ -1,3 +1,4 @@
+import { rateLimitOf } from '../../store/budget.js';
 import { iso, timestamp, uuid } from '../contracts/common.js';
 import * as z from '../contracts/zod.js';
 import { defineRead } from '../types.js';
@@ -62,11 +63,7 @@ export const me = defineRead({
       },
       workspace: { ...workspace },
       plan: { key: plan.key },
-      rate_limit: {
-        per_minute: ctx.budget.limit,
-        remaining: ctx.budget.remaining,
-        reset_after_seconds: ctx.budget.resetAfterSeconds,
-      },
+      rate_limit: rateLimitOf(ctx.budget),
       reach: { analyses: reach.count },
     };
   },
