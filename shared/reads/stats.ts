@@ -10,10 +10,12 @@ export const ROUND_DIGITS = 6;
 /** Two-sided 95% normal quantile. */
 export const Z95 = 1.959963984540054;
 
+const ROUND_SCALE = 10 ** ROUND_DIGITS;
+
 export function round(x: number): number {
-  const f = 10 ** ROUND_DIGITS;
-  const r = Math.round(x * f) / f;
-  return Object.is(r, -0) ? 0 : r;
+  const r = Math.round(x * ROUND_SCALE) / ROUND_SCALE;
+  // One zero, never −0 (−0 === 0, so both map to +0): a value compared with Object.is must not depend on the sign.
+  return r === 0 ? 0 : r;
 }
 
 export interface Interval {
@@ -23,11 +25,13 @@ export interface Interval {
 
 const rounded = (low: number, high: number): Interval => ({ low: round(low), high: round(high) });
 
+const Z95_SQ = Z95 * Z95;
+
 /** Wilson score interval at 95% for k of n, unrounded; null when n = 0. */
 function wilsonRaw(k: number, n: number): Interval | null {
   if (n <= 0) return null;
   const p = k / n;
-  const z2 = Z95 * Z95;
+  const z2 = Z95_SQ;
   const denom = 1 + z2 / n;
   const centre = (p + z2 / (2 * n)) / denom;
   const half = (Z95 / denom) * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n));
@@ -47,9 +51,11 @@ export function wilson(k: number, n: number): Interval | null {
 export function newcombe(k1: number, n1: number, k2: number, n2: number): Interval | null {
   const w1 = wilsonRaw(k1, n1);
   const w2 = wilsonRaw(k2, n2);
-  if (!w1 || !w2) return null;
-  const p1 = k1 / n1;
-  const p2 = k2 / n2;
+  return w1 && w2 ? newcombeFrom(k1 / n1, w1, k2 / n2, w2) : null;
+}
+
+/** Newcombe's interval from the two proportions and their unrounded Wilson intervals (a figure has them already). */
+function newcombeFrom(p1: number, w1: Interval, p2: number, w2: Interval): Interval {
   const d = p1 - p2;
   const low = d - Math.sqrt((p1 - w1.low) ** 2 + (w2.high - p2) ** 2);
   const high = d + Math.sqrt((w1.high - p1) ** 2 + (p2 - w2.low) ** 2);
@@ -150,7 +156,7 @@ function normalQuantile(p: number): number {
 
 /**
  * Hill's approximation of the t quantile (G. W. Hill, Algorithm 396, Comm. ACM 13, 1970), good to about
- * six digits: the starting point of the Newton steps, so one or two of them reach full precision.
+ * six digits for df above ~2.3: the start of the Halley step (or of the Newton steps, when it is poorer).
  */
 function hill(p: number, n: number, z: number): number {
   const P = 2 * (1 - p);
@@ -176,10 +182,18 @@ const T_CACHE = new Map<number, number>();
 const T_CACHE_MAX = 4096;
 
 /**
+ * Largest first step (relative to t) after which the Halley point is kept without checking it. Halley's
+ * error is cubic in the start's: a start this close ends many orders of magnitude below the published
+ * digits. Hill's start is about that close for df above ~2.3; below it, or at an odd p, the step is larger
+ * and the bracketed Newton iteration takes over.
+ */
+const HALLEY_ACCEPT = 1e-4;
+
+/**
  * The p quantile (0.5 < p < 1) of Student's t with df > 0 degrees of freedom, real df allowed (Welch).
- * Exact closed forms for df 1 and 2; otherwise Newton's method on the t CDF (incomplete beta) from the
- * Cornish–Fisher expansion (Abramowitz & Stegun 26.7.5), kept inside a bracket that always holds the
- * root (a step leaving it bisects instead).
+ * Exact closed forms for df 1 and 2; otherwise one Halley step on the t CDF (incomplete beta) from Hill's
+ * estimate, so the common case evaluates the CDF once. A poor start falls back to Newton's method, kept
+ * inside a bracket that always holds the root (a step leaving it bisects instead).
  */
 export function tQuantile(p: number, df: number): number {
   if (!(p > 0.5 && p < 1) || !(df > 0)) throw new RangeError(`tQuantile(${p}, ${df})`);
@@ -192,12 +206,32 @@ export function tQuantile(p: number, df: number): number {
   }
   const z = normalQuantile(p);
   const lnB = lnBeta(df / 2, 0.5);
-  let t = Math.max(z, hill(p, df, z));
-  // The root lies above z (t is wider than the normal); hi stays open until a point above the root is seen.
-  let lo = z;
-  let hi = Number.POSITIVE_INFINITY;
+  const t0 = Math.max(z, hill(p, df, z));
+  const f0 = tCdf(t0, df, lnB) - p;
+  // Halley: the density's derivative is analytic, f'(t) = −f(t)·(df + 1)·t / (df + t²), so the second-order
+  // correction costs no further CDF evaluation.
+  const u = f0 / tPdf(t0, df, lnB);
+  const step = u / (1 + (u * (df + 1) * t0) / (2 * (df + t0 * t0)));
+  let t = t0 - step;
+  // NaN (a degenerate start) fails the test too.
+  if (!(Math.abs(step) <= HALLEY_ACCEPT * t0)) {
+    // The root lies above z (t is wider than the normal); the sign at t0 already bounds it on one side.
+    t = newton(t, f0 < 0 ? t0 : z, f0 < 0 ? Number.POSITIVE_INFINITY : t0, p, df, lnB);
+  }
+  if (key !== null && T_CACHE.size < T_CACHE_MAX) T_CACHE.set(key, t);
+  return t;
+}
+
+/**
+ * Newton's method on the t CDF from t, inside the bracket (lo, hi) that holds the root; hi stays open
+ * (infinite) until a point above the root is seen.
+ */
+function newton(t: number, lo: number, hi: number, p: number, df: number, lnB: number): number {
+  if (!(t > lo && t < hi)) t = Number.isFinite(hi) ? (lo + hi) / 2 : 2 * lo;
   for (let i = 0; i < 200; i++) {
     const f = tCdf(t, df, lnB) - p;
+    // Exactly on the root: a Newton step of 0 would look like leaving the bracket and bisect away from it.
+    if (f === 0) break;
     if (f < 0) lo = t;
     else hi = t;
     let next = t - f / tPdf(t, df, lnB);
@@ -207,7 +241,6 @@ export function tQuantile(p: number, df: number): number {
     t = next;
     if (done) break;
   }
-  if (key !== null && T_CACHE.size < T_CACHE_MAX) T_CACHE.set(key, t);
   return t;
 }
 
@@ -221,7 +254,12 @@ export interface RateValue {
 }
 
 export function rate(k: number, n: number): RateValue {
-  return { value: n > 0 ? round(k / n) : null, numerator: k, denominator: n, ci95: wilson(k, n) };
+  return rateWith(k, n, wilsonRaw(k, n));
+}
+
+/** A rate with its unrounded Wilson interval already computed (null: unmeasured, or no denominator). */
+function rateWith(k: number, n: number, w: Interval | null, measured = true): RateValue {
+  return { value: measured && n > 0 ? round(k / n) : null, numerator: k, denominator: n, ci95: w && rounded(w.low, w.high) };
 }
 
 export interface RateFigure extends RateValue {
@@ -231,15 +269,23 @@ export interface RateFigure extends RateValue {
   significant: boolean | null;
 }
 
-/** A rate and, when there is a comparison period, its previous value, delta, delta interval and significance. */
+/**
+ * A rate and, when there is a comparison period, its previous value, delta, delta interval and significance.
+ * Each side's Wilson interval is computed once, for its ci95 and for the Newcombe interval of the change.
+ */
 export function rateFigure(k: number, n: number, prev: { k: number; n: number } | null, measured = true): RateFigure {
-  const cur = measured ? rate(k, n) : { value: null, numerator: k, denominator: n, ci95: null };
-  const previous = prev ? rate(prev.k, prev.n) : null;
-  const both = previous !== null && prev !== null && cur.value !== null && previous.value !== null && n > 0 && prev.n > 0;
-  const deltaCi = both ? newcombe(k, n, prev.k, prev.n) : null;
+  const w = measured ? wilsonRaw(k, n) : null;
+  const pw = prev ? wilsonRaw(prev.k, prev.n) : null;
+  // A change needs both values: this period measured with a denominator, and a previous one with a denominator.
+  const both = prev !== null && measured && n > 0 && prev.n > 0;
+  const deltaCi = both && w && pw ? newcombeFrom(k / n, w, prev.k / prev.n, pw) : null;
+  const cur = rateWith(k, n, w, measured);
   return {
-    ...cur,
-    previous,
+    value: cur.value,
+    numerator: k,
+    denominator: n,
+    ci95: cur.ci95,
+    previous: prev ? rateWith(prev.k, prev.n, pw) : null,
     delta: both ? round(k / n - prev.k / prev.n) : null,
     delta_ci95: deltaCi,
     significant: excludesZero(deltaCi),
@@ -303,11 +349,12 @@ export function mean(m: Moments): MeanValue {
 
 /** An average with its interval and, with a comparison period, its previous value, delta, Welch interval and significance. */
 export function meanFigure(cur: Moments, prev: Moments | null): MeanFigure {
-  const previous = prev ? mean(prev) : null;
   const deltaCi = prev ? welch(cur, prev) : null;
   return {
-    ...mean(cur),
-    previous,
+    value: cur.n > 0 ? round(cur.sum / cur.n) : null,
+    count: cur.n,
+    ci95: meanInterval(cur),
+    previous: prev ? mean(prev) : null,
     delta: prev && cur.n > 0 && prev.n > 0 ? round(cur.sum / cur.n - prev.sum / prev.n) : null,
     delta_ci95: deltaCi,
     significant: excludesZero(deltaCi),

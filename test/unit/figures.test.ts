@@ -1,5 +1,17 @@
 import { describe, expect, test } from '@jest/globals';
-import { excludesZero, mean, meanFigure, meanInterval, newcombe, rate, rateFigure, tQuantile, welch, wilson } from '#shared/reads/stats.js';
+import {
+  excludesZero,
+  mean,
+  meanFigure,
+  meanInterval,
+  newcombe,
+  rate,
+  rateFigure,
+  tCdf,
+  tQuantile,
+  welch,
+  wilson,
+} from '#shared/reads/stats.js';
 
 describe('Wilson 95% interval (values from a calculator)', () => {
   test.each([
@@ -67,6 +79,33 @@ describe('t quantile', () => {
     expect(tQuantile(0.995, 5)).toBeCloseTo(4.032143, 6);
     expect(() => tQuantile(0.4, 3)).toThrow(RangeError);
     expect(() => tQuantile(0.975, 0)).toThrow(RangeError);
+  });
+  /** The root of tCdf(t, df) = p by plain bisection: slow, but shares nothing with tQuantile's iteration. */
+  function bisected(p: number, df: number): number {
+    let lo = 0;
+    let hi = 1;
+    while (tCdf(hi, df) < p) hi *= 2;
+    while (hi - lo > 1e-13 * hi) {
+      const mid = (lo + hi) / 2;
+      if (tCdf(mid, df) < p) lo = mid;
+      else hi = mid;
+    }
+    return (lo + hi) / 2;
+  }
+  // Welch's df is real: a log-spaced grid of non-integer df, through the Halley path and the Newton fallback (small df).
+  test.each([
+    [0.975, 3000],
+    [0.95, 300],
+    [0.995, 300],
+  ])('p %f: agrees with bisection on the CDF over %i df from 1.01 to 1e6', (p, count) => {
+    let worst = 0;
+    let worstDf = 0;
+    for (let i = 0; i < count; i++) {
+      const df = 1.01 * (1e6 / 1.01) ** (i / (count - 1)) + 1e-3 * Math.SQRT2;
+      const err = Math.abs(tQuantile(p, df) / bisected(p, df) - 1);
+      if (err > worst) [worst, worstDf] = [err, df];
+    }
+    expect({ worst, worstDf, ok: worst < 1e-9 }).toMatchObject({ ok: true });
   });
 });
 
