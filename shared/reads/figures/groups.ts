@@ -7,7 +7,20 @@ import { defineRead } from '../types.js';
 import { checkWindow } from '../windows.js';
 import { figureListOf, headlineSchema } from './contracts.js';
 import { figureInput, figureWindow } from './inputs.js';
-import { addSums, type CommonJson, callFigures, engineRef, headline, loadCommon, ofPeriod, type Sums, sumsOf, zeroSums } from './load.js';
+import {
+  accumulate,
+  type CommonJson,
+  callFigures,
+  engineRef,
+  fromArrays,
+  headline,
+  loadCommon,
+  MEASURES,
+  ofPeriod,
+  type Sums,
+  sumsOf,
+  zeroSums,
+} from './load.js';
 
 const NO_GROUP = '00000000-0000-0000-0000-000000000000';
 
@@ -94,6 +107,17 @@ export const groupPromptListSchema = figureListOf(
  * every assistant host shows whole (ASSISTANT_DEFAULT_CHARS) at six engines: quoted by the description,
  * held to the measurement by the 1-year reliability test; the MCP tool's default page.
  */
+type PromptRow = Sums & { period: number; prompt_id: string; engine: string };
+/** The order of a row's values as api_fig_group_prompts sends them (migration 012). */
+export const PROMPT_ROW_COLUMNS = ['period', 'prompt_id', 'engine', ...MEASURES] as const satisfies readonly (keyof PromptRow)[];
+
+interface PromptSums {
+  /** Per period (0 the window, 1 its comparison), per engine. */
+  periods: [Map<string, Sums>, Map<string, Sums>];
+  /** Answers of the window's runs still extracting, per engine. */
+  pending: Map<string, number>;
+}
+
 export const GROUP_PROMPT_SIZE = { engineBytes: 1400, engines: 6, limit: 4 } as const;
 
 export const listGroupPrompts = defineRead({
@@ -125,7 +149,7 @@ export const listGroupPrompts = defineRead({
           common: CommonJson;
           total: number;
           prompts: Array<{ id: string; text: string; language: string }>;
-          rows: Array<Sums & { period: number; prompt_id: string; engine: string }> | null;
+          rows: unknown[][] | null;
           pending: Record<string, number> | null;
         }
     >(ctx, 'api_fig_group_prompts', input, 'last-run', [
@@ -138,22 +162,37 @@ export const listGroupPrompts = defineRead({
     const { context, res, info } = loadCommon(raw.common);
     const prompts = raw.prompts;
     const totalPrompts = raw.total;
-    const rows = raw.rows ?? [];
-    const pending = new Map(Object.entries(raw.pending ?? {}));
-    const by: [Map<string, Sums>, Map<string, Sums>] = [new Map(), new Map()];
-    for (const r of rows) ofPeriod(by, r.period).set(`${r.prompt_id}|${r.engine}`, sumsOf(r));
+    // Per prompt of the page: its engines' sums in each period, and the answers of runs still extracting.
+    const byPrompt = new Map<string, PromptSums>();
+    const slot = (id: string): PromptSums => {
+      let s = byPrompt.get(id);
+      if (!s) {
+        s = { periods: [new Map(), new Map()], pending: new Map() };
+        byPrompt.set(id, s);
+      }
+      return s;
+    };
+    for (const r of fromArrays<PromptRow>(PROMPT_ROW_COLUMNS, raw.rows))
+      ofPeriod(slot(r.prompt_id).periods, r.period).set(r.engine, sumsOf(r));
+    // Keyed "prompt|engine": a prompt id is a uuid, so the first bar ends it whatever the engine key holds.
+    for (const [key, n] of Object.entries(raw.pending ?? {})) {
+      const bar = key.indexOf('|');
+      slot(key.slice(0, bar)).pending.set(key.slice(bar + 1), n);
+    }
     const items = prompts.map((pr) => {
+      const { periods, pending } = slot(pr.id);
+      const [now, before] = periods;
       const seen = new Set(info.engines);
-      for (const k of [...by[0].keys(), ...pending.keys()]) if (k.startsWith(`${pr.id}|`)) seen.add(k.slice(pr.id.length + 1));
-      const keys = [...seen];
-      let all = zeroSums();
-      let allPrev = zeroSums();
-      const engines = keys.map((engine) => {
-        const k = `${pr.id}|${engine}`;
-        const cur = addSums(by[0].get(k) ?? zeroSums(), { answers: pending.get(k) ?? 0 });
-        const prev = by[1].get(k) ?? zeroSums();
-        all = addSums(all, cur);
-        allPrev = addSums(allPrev, prev);
+      for (const e of now.keys()) seen.add(e);
+      for (const e of pending.keys()) seen.add(e);
+      const all = zeroSums();
+      const allPrev = zeroSums();
+      const engines = [...seen].map((engine) => {
+        const cur = sumsOf(now.get(engine) ?? {});
+        cur.answers += pending.get(engine) ?? 0;
+        const prev = before.get(engine) ?? zeroSums();
+        accumulate(all, cur);
+        accumulate(allPrev, prev);
         return { engine: engineRef(info, engine), ...headline(cur, res.previous ? prev : null, info) };
       });
       return {

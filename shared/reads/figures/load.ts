@@ -55,15 +55,28 @@ export function zeroSums(): Sums {
   };
 }
 
-export function addSums(a: Sums, b: Partial<Sums>): Sums {
-  const out = { ...a };
-  for (const m of MEASURES) out[m] += Number(b[m] ?? 0);
-  return out;
+/** Adds b's measures into `into` (absent ones 0) and returns it: for totals built over many rows. */
+export function accumulate(into: Sums, b: Partial<Sums>): Sums {
+  for (const m of MEASURES) into[m] += Number(b[m] ?? 0);
+  return into;
+}
+
+/**
+ * Rows a figure function sends as arrays in a fixed column order (the large row sets, migration 012: the
+ * column names are not repeated on every row), as objects keyed by `columns`, which lists that order.
+ */
+export function fromArrays<T>(columns: readonly (keyof T & string)[], rows: unknown[][] | null): T[] {
+  if (!rows) return [];
+  return rows.map((values) => {
+    const row: Record<string, unknown> = {};
+    for (let i = 0; i < columns.length; i += 1) row[columns[i] as string] = values[i];
+    return row as T;
+  });
 }
 
 /** The measures of a row, as numbers (absent ones 0). */
 export function sumsOf(row: Partial<Sums>): Sums {
-  return addSums(zeroSums(), row);
+  return accumulate(zeroSums(), row);
 }
 
 export interface AnalysisInfo {
@@ -215,7 +228,7 @@ export function loadCommon(common: CommonJson): Loaded {
   const engineRows = common.engines ?? [];
   for (const row of engineRows) {
     const s = slot(row.period, row.engine);
-    Object.assign(s, addSums(s, row));
+    accumulate(s, row);
     s.expected += row.expected;
     s.collected += row.collected;
     s.failed += row.failed;
@@ -341,8 +354,8 @@ export function headline(cur: Sums, prev: Sums | null, info: AnalysisInfo): Head
 
 /** Sum of the engines of one period. */
 export function total(map: Map<string, Sums>): Sums {
-  let s = zeroSums();
-  for (const v of map.values()) s = addSums(s, v);
+  const s = zeroSums();
+  for (const v of map.values()) accumulate(s, v);
   return s;
 }
 

@@ -6,7 +6,19 @@ import { mean, round, wilson } from '../stats.js';
 import { defineRead } from '../types.js';
 import { checkWindow, daysFrom, spanDays, windowParams } from '../windows.js';
 import { contextSchema, dayMean, dayRate, daySourceShare, headlineSchema } from './contracts.js';
-import { type CommonJson, callFigures, headline, loadCommon, positions, type Sums, sentiments, sumsOf, total } from './load.js';
+import {
+  type CommonJson,
+  callFigures,
+  fromArrays,
+  headline,
+  loadCommon,
+  MEASURES,
+  positions,
+  type Sums,
+  sentiments,
+  sumsOf,
+  total,
+} from './load.js';
 
 const SERIES_WINDOWS = ['7d', '14d', '30d', '90d', 'all'] as const;
 
@@ -62,6 +74,10 @@ export const timeseriesSchema = z
   .meta({ id: 'timeseries', description: 'Daily series of the headline metrics; a day with two runs yields its latest run.' });
 
 type Point = z.infer<typeof point>;
+
+type DayRow = Sums & { day: string; id: string; state: string; pending: number | null; has_rows: boolean };
+/** The order of a day's values as api_fig_series sends them (migration 012). */
+export const SERIES_COLUMNS = ['day', 'id', 'state', 'pending', 'has_rows', ...MEASURES] as const satisfies readonly (keyof DayRow)[];
 
 /** A point's rate with its Wilson interval; no comparison (the summary carries the window's). */
 function pointRateOf(k: number, n: number, measured = true) {
@@ -119,7 +135,7 @@ export const getMetricsTimeseries = defineRead({
   run: async (ctx, input) => {
     const raw = await callFigures<{
       common: CommonJson;
-      days: Array<Sums & { day: string; id: string; state: string; pending: number | null; has_rows: boolean }> | null;
+      days: unknown[][] | null;
     }>(ctx, 'api_fig_series', input, '30d');
     const { context, engines, res, info } = loadCommon(raw.common);
     const cur = res.current;
@@ -131,7 +147,7 @@ export const getMetricsTimeseries = defineRead({
     }
     const summary = headline(total(engines[0]), res.previous ? total(engines[1]) : null, info);
     if (!cur) return { context, summary, points: [] };
-    const rows = raw.days ?? [];
+    const rows = fromArrays<DayRow>(SERIES_COLUMNS, raw.days);
     const byDay = new Map(rows.map((r) => [r.day, r]));
     const owned = info.ownedDomains.length > 0;
     const points: Point[] = [];

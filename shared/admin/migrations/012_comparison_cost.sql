@@ -1,0 +1,224 @@
+-- The cost of figures v2 (issue 21: "the read costs of the performance docs within 10%"). Same figures,
+-- fewer rows touched and fewer bytes built:
+--
+-- 1. Comparable periods from one row per run. Whether a window and its comparison period were measured
+--    alike (context.comparison.changes) needed the recipes of each period from the per-engine aggregates
+--    (one row per run and engine, or per month) and, in another statement, each collected run's prompt
+--    digest. A run's recipes now sit beside its prompt digest in fig_run_prompts, so both periods' recipes
+--    and digests come from one index range over that table (one row per run), plus, for runs collected but
+--    not finished (no row yet), their digest read live as before. The recipes of a run are those of its
+--    per-engine rows, copied when its row is written (finish_run_extraction writes fig_run_engine first,
+--    then fig_run_prompts, in one statement sequence; both are deleted together when a run is
+--    re-extracted), so they cannot drift apart.
+-- 2. Large row sets as arrays. The days of the time series and the rows of a group's prompts are sent as
+--    JSON arrays in a fixed column order instead of objects repeating every column name (less than half
+--    the bytes for the store to build and the function to parse), and sums are sent as the store computes
+--    them: an exact numeric printed once, instead of converted to float8 first (JSON.parse gives the same
+--    double from either text).
+--
+-- Old migrations are never edited, so the functions changed here are redefined whole.
+
+ALTER TABLE fig_run_prompts ADD COLUMN recipes text[] NOT NULL DEFAULT '{}';
+-- A period's digests and recipes are read from this index alone (the prompt sets stay in the table).
+DROP INDEX fig_run_prompts_day;
+CREATE INDEX fig_run_prompts_day ON fig_run_prompts (analysis_id, day) INCLUDE (run_id, digest, recipes);
+
+-- The recipes of a run's extracted answers, sorted: those of its per-engine aggregate rows.
+CREATE FUNCTION fig_run_prompts_recipes() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  NEW.recipes := (SELECT coalesce(array_agg(DISTINCT e.recipe ORDER BY e.recipe), '{}')
+                    FROM fig_run_engine e WHERE e.run_id = NEW.run_id AND e.recipe IS NOT NULL);
+  RETURN NEW;
+END $$;
+CREATE TRIGGER fig_run_prompts_recipes BEFORE INSERT ON fig_run_prompts
+  FOR EACH ROW EXECUTE FUNCTION fig_run_prompts_recipes();
+
+UPDATE fig_run_prompts f
+   SET recipes = (SELECT coalesce(array_agg(DISTINCT e.recipe ORDER BY e.recipe), '{}')
+                    FROM fig_run_engine e WHERE e.run_id = f.run_id AND e.recipe IS NOT NULL);
+
+-- Every finished run has its row (finish_run_extraction writes it; 011 filled only runs that had
+-- per-engine rows, so a run finished with no engine before 011 has none yet).
+INSERT INTO fig_run_prompts (run_id, analysis_id, day, digest, prompts)
+SELECT r.id, r.analysis_id, (r.started_at AT TIME ZONE 'UTC')::date, s.digest, s.prompts
+  FROM runs r CROSS JOIN LATERAL fig_prompt_set(r.id) s
+ WHERE r.state = 'finished' AND NOT EXISTS (SELECT 1 FROM fig_run_prompts f WHERE f.run_id = r.id);
+
+-- What differs between a window and its comparison period, for a window that has one: the recipes of
+-- each period and whether their prompt sets differ (when the digests differ, the sets themselves are
+-- compared by fig_prompts_changed of 011). A run's row counts in the period holding its day (for a run
+-- period, the run itself); a collected run without a row (collecting, extracting, or failed after its
+-- collection) counts its digest read live and no recipe, as it has no per-engine rows.
+CREATE FUNCTION fig_comparison(p_analysis uuid, w fig_window, OUT recipes text[], OUT previous_recipes text[],
+                               OUT prompts_changed boolean) LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  cur text[];
+  prev text[];
+BEGIN
+  WITH k AS (
+    SELECT 0 AS period, f.digest, f.recipes FROM fig_run_prompts f
+     WHERE f.analysis_id = p_analysis AND f.day BETWEEN w.cur_from AND w.cur_to AND (w.cur_run IS NULL OR f.run_id = w.cur_run)
+    UNION ALL
+    SELECT 1, f.digest, f.recipes FROM fig_run_prompts f
+     WHERE f.analysis_id = p_analysis AND f.day BETWEEN w.prev_from AND w.prev_to AND (w.prev_run IS NULL OR f.run_id = w.prev_run)
+    UNION ALL
+    SELECT p.period, (SELECT l.digest FROM fig_prompt_set(r.id) l), '{}'::text[]
+      FROM fig_run_periods(w) p
+      JOIN runs r ON r.analysis_id = p_analysis AND r.state <> 'finished' AND r.collected_at IS NOT NULL
+                 AND r.started_at >= p.lo AND r.started_at < p.hi AND (p.run IS NULL OR r.id = p.run)
+     WHERE NOT EXISTS (SELECT 1 FROM fig_run_prompts f WHERE f.run_id = r.id)
+  )
+  -- Runs of one period mostly share one digest and one recipe set: aggregate the few distinct pairs.
+  , g AS (SELECT k.period, k.digest, k.recipes FROM k GROUP BY 1, 2, 3)
+  SELECT (SELECT coalesce(array_agg(DISTINCT x.recipe ORDER BY x.recipe), '{}') FROM g, unnest(g.recipes) x (recipe) WHERE g.period = 0),
+         (SELECT coalesce(array_agg(DISTINCT x.recipe ORDER BY x.recipe), '{}') FROM g, unnest(g.recipes) x (recipe) WHERE g.period = 1),
+         (SELECT array_agg(DISTINCT g.digest ORDER BY g.digest) FROM g WHERE g.period = 0),
+         (SELECT array_agg(DISTINCT g.digest ORDER BY g.digest) FROM g WHERE g.period = 1)
+    INTO recipes, previous_recipes, cur, prev;
+  prompts_changed := CASE WHEN cur IS NOT DISTINCT FROM prev THEN false ELSE fig_prompts_changed(p_analysis, w) END;
+END $$;
+
+CREATE OR REPLACE FUNCTION fig_common(p_analysis uuid, w fig_window) RETURNS json LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  cur_lo timestamptz;
+  cur_hi timestamptz;
+  cmp record;
+BEGIN
+  SELECT p.lo, p.hi INTO cur_lo, cur_hi FROM fig_run_periods(w) p WHERE p.period = 0;
+  IF w.prev_kind IS NOT NULL THEN
+    cmp := fig_comparison(p_analysis, w);
+  ELSE
+    SELECT fig_recipes(p_analysis, w, 0) AS recipes, NULL::text[] AS previous_recipes, NULL::boolean AS prompts_changed INTO cmp;
+  END IF;
+  RETURN json_build_object(
+    'window', to_json(w),
+    'info', (SELECT json_build_object('owned_domains', a.owned_domains, 'engines', a.engines, 'brand', b.name,
+                                      'engine_names', (SELECT json_object_agg(e.key, e.name) FROM engines e))
+               FROM analyses a JOIN brands b ON b.id = a.brand_id WHERE a.id = p_analysis),
+    'engines', (SELECT json_agg(x) FROM (
+        SELECT s.period, f.engine, sum(f.expected)::integer AS expected, sum(f.collected)::integer AS collected,
+               sum(f.failed)::integer AS failed, sum(f.answers) AS answers, sum(f.extracted) AS extracted,
+               sum(f.mentioned) AS mentioned, sum(f.tracked_mentions) AS tracked_mentions,
+               sum(f.brand_mentions) AS brand_mentions, sum(f.position_sum) AS position_sum,
+               sum(f.position_n) AS position_n, sum(f.sentiment_sum) AS sentiment_sum,
+               sum(f.sentiment_n) AS sentiment_n, sum(f.citations) AS citations,
+               sum(f.owned_citations) AS owned_citations, sum(f.position_sq) AS position_sq, sum(f.sentiment_sq) AS sentiment_sq
+          FROM fig_segments(w) s
+          CROSS JOIN LATERAL (
+            SELECT e.engine, e.expected, e.collected, e.failed, e.answers, e.extracted, e.mentioned, e.tracked_mentions,
+                   e.brand_mentions, e.position_sum, e.position_n, e.sentiment_sum, e.sentiment_n, e.citations, e.owned_citations, e.position_sq, e.sentiment_sq
+              FROM fig_run_engine e WHERE s.kind = 'run' AND e.run_id = s.run
+            UNION ALL
+            SELECT e.engine, e.expected, e.collected, e.failed, e.answers, e.extracted, e.mentioned, e.tracked_mentions,
+                   e.brand_mentions, e.position_sum, e.position_n, e.sentiment_sum, e.sentiment_n, e.citations, e.owned_citations, e.position_sq, e.sentiment_sq
+              FROM fig_run_engine e WHERE s.kind = 'days' AND e.analysis_id = p_analysis AND e.day BETWEEN s.lo AND s.hi
+            UNION ALL
+            SELECT e.engine, e.expected, e.collected, e.failed, e.answers, e.extracted, e.mentioned, e.tracked_mentions,
+                   e.brand_mentions, e.position_sum, e.position_n, e.sentiment_sum, e.sentiment_n, e.citations, e.owned_citations, e.position_sq, e.sentiment_sq
+              FROM fig_month_engine e WHERE s.kind = 'months' AND e.analysis_id = p_analysis AND e.month BETWEEN s.lo AND s.hi
+          ) f
+         GROUP BY s.period, f.engine) x),
+    'unfinished', (SELECT json_agg(u) FROM (
+        SELECT p.period, r.id, r.state, e.engine, e.expected, e.collected, e.extracted, e.failed
+          FROM fig_run_periods(w) p
+          JOIN runs r ON r.analysis_id = p_analysis AND r.state <> 'finished' AND r.collected_at IS NOT NULL
+                     AND r.started_at >= p.lo AND r.started_at < p.hi AND (p.run IS NULL OR r.id = p.run)
+          JOIN run_engines e ON e.run_id = r.id) u),
+    'measured_at', (SELECT r.finished_at FROM runs r
+                     WHERE r.analysis_id = p_analysis AND r.state = 'finished'
+                       AND r.started_at >= cur_lo AND r.started_at < cur_hi AND (w.cur_run IS NULL OR r.id = w.cur_run)
+                     ORDER BY r.started_at DESC LIMIT 1),
+    'recipes', cmp.recipes,
+    'previous_recipes', cmp.previous_recipes,
+    'prompts_changed', cmp.prompts_changed);
+END $$;
+
+-- The time series: one array per day, columns in this order (SERIES_COLUMNS in
+-- shared/reads/figures/timeseries.ts): day, id, state, pending, has_rows, then the measures in the order
+-- of MEASURES (shared/reads/figures/load.ts).
+CREATE OR REPLACE FUNCTION api_fig_series(p_analysis uuid, p_window text, p_from date, p_to date) RETURNS json
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  w fig_window := fig_resolve_window(p_analysis, p_window, p_from, p_to);
+  lo timestamptz := w.cur_from::timestamp AT TIME ZONE 'UTC';
+  hi timestamptz := (w.cur_to + 1)::timestamp AT TIME ZONE 'UTC';
+BEGIN
+  RETURN json_build_object(
+    'common', fig_common(p_analysis, w),
+    'days', (SELECT json_agg(json_build_array(x.day, x.id, x.state, x.pending, x.has_rows, x.answers, x.extracted, x.mentioned,
+                                              x.tracked_mentions, x.brand_mentions, x.position_sum, x.position_n, x.sentiment_sum,
+                                              x.sentiment_n, x.citations, x.owned_citations, x.position_sq, x.sentiment_sq) ORDER BY x.day) FROM (
+        SELECT d.day, d.id, d.state, u.pending, s.has_rows, s.answers, s.extracted, s.mentioned, s.tracked_mentions,
+               s.brand_mentions, s.position_sum, s.position_n, s.sentiment_sum, s.sentiment_n, s.citations, s.owned_citations, s.position_sq, s.sentiment_sq
+          FROM (SELECT DISTINCT ON (1) (r.started_at AT TIME ZONE 'UTC')::date AS day, r.id, r.state
+                  FROM runs r
+                 WHERE r.analysis_id = p_analysis AND r.collected_at IS NOT NULL AND r.started_at >= lo AND r.started_at < hi
+                 ORDER BY 1, r.started_at DESC, r.id DESC) d
+          LEFT JOIN LATERAL (
+            SELECT count(*) > 0 AS has_rows, coalesce(sum(f.answers), 0) AS answers, coalesce(sum(f.extracted), 0) AS extracted,
+                   coalesce(sum(f.mentioned), 0) AS mentioned, coalesce(sum(f.tracked_mentions), 0) AS tracked_mentions,
+                   coalesce(sum(f.brand_mentions), 0) AS brand_mentions, coalesce(sum(f.position_sum), 0) AS position_sum,
+                   coalesce(sum(f.position_n), 0) AS position_n, coalesce(sum(f.sentiment_sum), 0) AS sentiment_sum,
+                   coalesce(sum(f.sentiment_n), 0) AS sentiment_n, coalesce(sum(f.citations), 0) AS citations,
+                   coalesce(sum(f.owned_citations), 0) AS owned_citations,
+                   coalesce(sum(f.position_sq), 0) AS position_sq, coalesce(sum(f.sentiment_sq), 0) AS sentiment_sq
+              FROM fig_run_engine f WHERE f.run_id = d.id) s ON true
+          LEFT JOIN LATERAL (
+            SELECT sum(e.collected)::integer AS pending FROM run_engines e WHERE e.run_id = d.id AND d.state <> 'finished') u ON true
+         WHERE w.cur_kind IS NOT NULL) x));
+END $$;
+
+-- A page of a group's prompts: its rows as arrays, columns in this order (PROMPT_ROW_COLUMNS in
+-- shared/reads/figures/groups.ts): period, prompt_id, engine, then the measures in the order of MEASURES.
+CREATE OR REPLACE FUNCTION api_fig_group_prompts(p_analysis uuid, p_window text, p_from date, p_to date, p_group uuid, p_none boolean,
+                                      p_limit integer, p_offset integer) RETURNS json
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  w fig_window;
+  ids uuid[];
+BEGIN
+  IF NOT p_none AND NOT EXISTS (SELECT 1 FROM prompt_groups g WHERE g.analysis_id = p_analysis AND g.id = p_group) THEN
+    RETURN json_build_object('found', false);
+  END IF;
+  w := fig_resolve_window(p_analysis, p_window, p_from, p_to);
+  SELECT array_agg(p.id ORDER BY p.created_at, p.id) INTO ids
+    FROM (SELECT p.id, p.created_at FROM prompts p
+           WHERE p.analysis_id = p_analysis AND (p.group_id = p_group OR (p_none AND p.group_id IS NULL))
+           ORDER BY p.created_at, p.id LIMIT p_limit OFFSET p_offset) p;
+  RETURN json_build_object(
+    'found', true,
+    'common', fig_common(p_analysis, w),
+    'total', (SELECT count(*)::integer FROM prompts p
+               WHERE p.analysis_id = p_analysis AND (p.group_id = p_group OR (p_none AND p.group_id IS NULL))),
+    'prompts', (SELECT coalesce(json_agg(json_build_object('id', p.id, 'text', p.text, 'language', p.language) ORDER BY p.created_at, p.id), '[]')
+                  FROM prompts p WHERE p.id = ANY (ids)),
+    'rows', (SELECT json_agg(json_build_array(x.period, x.prompt_id, x.engine, x.answers, x.extracted, x.mentioned, x.tracked_mentions,
+                                              x.brand_mentions, x.position_sum, x.position_n, x.sentiment_sum, x.sentiment_n,
+                                              x.citations, x.owned_citations, x.position_sq, x.sentiment_sq)) FROM (
+        SELECT s.period, f.prompt_id, f.engine, sum(f.answers) AS answers, sum(f.extracted) AS extracted,
+               sum(f.mentioned) AS mentioned, sum(f.tracked_mentions) AS tracked_mentions,
+               sum(f.brand_mentions) AS brand_mentions, sum(f.position_sum) AS position_sum,
+               sum(f.position_n) AS position_n, sum(f.sentiment_sum) AS sentiment_sum,
+               sum(f.sentiment_n) AS sentiment_n, sum(f.citations) AS citations,
+               sum(f.owned_citations) AS owned_citations, sum(f.position_sq) AS position_sq, sum(f.sentiment_sq) AS sentiment_sq
+          FROM fig_segments(w) s
+          CROSS JOIN LATERAL (
+            SELECT q.prompt_id, q.engine, q.answers, q.extracted, q.mentioned, q.tracked_mentions, q.brand_mentions,
+                   q.position_sum, q.position_n, q.sentiment_sum, q.sentiment_n, q.citations, q.owned_citations, q.position_sq, q.sentiment_sq
+              FROM fig_run_prompt q WHERE s.kind = 'run' AND q.run_id = s.run AND q.prompt_id = ANY (ids)
+            UNION ALL
+            SELECT q.prompt_id, q.engine, q.answers, q.extracted, q.mentioned, q.tracked_mentions, q.brand_mentions,
+                   q.position_sum, q.position_n, q.sentiment_sum, q.sentiment_n, q.citations, q.owned_citations, q.position_sq, q.sentiment_sq
+              FROM fig_run_prompt q WHERE s.kind = 'days' AND q.prompt_id = ANY (ids) AND q.day BETWEEN s.lo AND s.hi
+            UNION ALL
+            SELECT q.prompt_id, q.engine, q.answers, q.extracted, q.mentioned, q.tracked_mentions, q.brand_mentions,
+                   q.position_sum, q.position_n, q.sentiment_sum, q.sentiment_n, q.citations, q.owned_citations, q.position_sq, q.sentiment_sq
+              FROM fig_month_prompt q WHERE s.kind = 'months' AND q.prompt_id = ANY (ids) AND q.month BETWEEN s.lo AND s.hi
+          ) f
+         GROUP BY s.period, f.prompt_id, f.engine) x),
+    'pending', (SELECT json_object_agg(x.k, x.n) FROM (
+        SELECT a.prompt_id::text || '|' || a.engine AS k, count(*)::integer AS n
+          FROM answers a
+         WHERE a.run_id = ANY (fig_unfinished_runs(p_analysis, w)) AND a.prompt_id = ANY (ids)
+         GROUP BY 1) x));
+END $$;

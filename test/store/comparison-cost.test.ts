@@ -1,0 +1,210 @@
+import { copyFile, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { seedDemo } from '#shared/admin/demo.js';
+import { MIGRATIONS_DIR, migrate } from '#shared/admin/migrate.js';
+import { PROMPT_ROW_COLUMNS } from '#shared/reads/figures/groups.js';
+import { fromArrays } from '#shared/reads/figures/load.js';
+import { SERIES_COLUMNS } from '#shared/reads/figures/timeseries.js';
+import type { Queryable } from '#shared/store/queryable.js';
+import { EDGE_IDS, seedFigureEdgesFixture } from '../fixtures/figure-edges.js';
+
+/**
+ * Migration 012 changes how the figure functions compute, never what they return: a store filled under
+ * 011 answers every figure function the same after 012 (the comparison's recipes and prompt change, the
+ * per-engine sums, the series days and a group's prompt rows, the last two now sent as arrays), its
+ * backfill gives every run's row its recipes and every finished run a row, and runs extracted afterwards
+ * get their recipes from the trigger.
+ */
+let pg: PGlite;
+let db: Queryable;
+let before011: string;
+const WINDOWS: Array<[string | null, string | null, string | null]> = [
+  ['last-run', null, null],
+  ['7d', null, null],
+  ['30d', null, null],
+  ['90d', null, null],
+  ['all', null, null],
+  [null, '2025-04-02', '2025-04-03'],
+  [null, '2025-03-01', '2025-05-31'],
+];
+
+const one = async <T>(sql: string, params: unknown[] = []): Promise<T> =>
+  JSON.parse(((await db.query<{ r: string }>(`SELECT (${sql})::text AS r`, params)).rows[0] as { r: string }).r) as T;
+
+interface Snapshot {
+  metrics: unknown;
+  series: unknown;
+  prompts: unknown;
+}
+
+/** Every figure function this migration redefines, on every analysis, window and group, with rows as objects. */
+async function snapshot(rowsAsArrays: boolean): Promise<Record<string, Snapshot>> {
+  const out: Record<string, Snapshot> = {};
+  const analyses = (await db.query<{ id: string }>('SELECT id FROM analyses ORDER BY id')).rows;
+  for (const { id } of analyses) {
+    const groups = (await db.query<{ id: string }>('SELECT id FROM prompt_groups WHERE analysis_id = $1 ORDER BY id', [id])).rows;
+    for (const [name, from, to] of WINDOWS) {
+      const args = [id, name, from, to];
+      const series = await one<{ days: unknown[] | null }>(
+        'api_fig_series($1, $2, $3, $4)',
+        name === 'last-run' ? [id, '30d', from, to] : args,
+      );
+      const prompts: unknown[] = [];
+      for (const g of [...groups.map((x) => x.id), null]) {
+        const page = await one<{ rows?: unknown[] | null }>('api_fig_group_prompts($1, $2, $3, $4, $5, $6, 200, 0)', [
+          ...args,
+          g,
+          g === null,
+        ]);
+        const rows = rowsAsArrays ? fromArrays(PROMPT_ROW_COLUMNS, (page.rows ?? null) as unknown[][] | null) : (page.rows ?? []);
+        prompts.push({ ...page, rows: sortRows(rows) });
+      }
+      out[`${id} ${name ?? `${from}..${to}`}`] = {
+        metrics: await one('api_fig_metrics($1, $2, $3, $4)', args),
+        series: {
+          ...series,
+          days: rowsAsArrays ? fromArrays(SERIES_COLUMNS, series.days as unknown[][] | null) : (series.days ?? []),
+        },
+        prompts,
+      };
+    }
+  }
+  return out;
+}
+
+/** A group's rows carry no order of their own (the read keys them by prompt and engine). */
+const sortRows = (rows: unknown[]) =>
+  [...rows].sort((a, b) => {
+    const key = (r: unknown) => {
+      const x = r as { period: number; prompt_id: string; engine: string };
+      return `${x.period}|${x.prompt_id}|${x.engine}`;
+    };
+    return key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0;
+  });
+
+const recipesOfEngines = async () =>
+  (
+    await db.query<{ run_id: string; stored: string[]; of_engines: string[] }>(`
+      SELECT f.run_id, f.recipes AS stored,
+             (SELECT coalesce(array_agg(DISTINCT e.recipe ORDER BY e.recipe), '{}') FROM fig_run_engine e
+               WHERE e.run_id = f.run_id AND e.recipe IS NOT NULL) AS of_engines
+        FROM fig_run_prompts f ORDER BY f.run_id`)
+  ).rows;
+
+let under011: Record<string, Snapshot>;
+let dropped: string;
+
+beforeAll(async () => {
+  pg = await PGlite.create();
+  db = {
+    query: <R>(text: string, params?: unknown[]) =>
+      params ? pg.query<R>(text, params) : pg.exec(text).then((r) => (r[r.length - 1] ?? { rows: [] }) as { rows: R[] }),
+  };
+  before011 = await mkdtemp(join(tmpdir(), 'geo-mig-011-'));
+  for (const f of await readdir(MIGRATIONS_DIR)) if (f < '012') await copyFile(join(MIGRATIONS_DIR, f), join(before011, f));
+  await migrate(db, before011);
+  await seedDemo(db, { endDate: '2025-06-30' });
+  await seedFigureEdgesFixture(db);
+  // A finished run without its row, as 011 left runs finished with no engine.
+  dropped = (await db.query<{ id: string }>(`SELECT r.id FROM runs r WHERE r.state = 'finished' ORDER BY r.started_at DESC, r.id LIMIT 1`))
+    .rows[0]?.id as string;
+  under011 = await snapshot(false);
+  await db.query('DELETE FROM fig_run_prompts WHERE run_id = $1', [dropped]);
+  await migrate(db);
+}, 240_000);
+
+afterAll(async () => {
+  await pg.close();
+  await rm(before011, { recursive: true, force: true });
+});
+
+describe('migration 012 on a store filled under 011', () => {
+  test('every figure function answers as before: comparison, sums, series days, group prompt rows', async () => {
+    const after = await snapshot(true);
+    expect(Object.keys(after)).toEqual(Object.keys(under011));
+    expect(Object.keys(after).length).toBeGreaterThan(20);
+    for (const key of Object.keys(under011)) expect([key, after[key]]).toEqual([key, under011[key]]);
+  });
+
+  test('the comparisons compared are not all alike: recipes, prompts and engines differ in some', () => {
+    const changes = Object.values(under011).map(
+      (s) => (s.metrics as { common: { recipes: string[]; previous_recipes: string[] | null; prompts_changed: boolean | null } }).common,
+    );
+    expect(changes.some((c) => c.prompts_changed === true)).toBe(true);
+    expect(changes.some((c) => c.prompts_changed === false)).toBe(true);
+    expect(changes.some((c) => c.previous_recipes !== null && c.previous_recipes.join() !== c.recipes.join())).toBe(true);
+  });
+
+  test('each run’s row holds the recipes of its per-engine rows; every finished run has a row', async () => {
+    const rows = await recipesOfEngines();
+    expect(rows.length).toBeGreaterThan(50);
+    for (const r of rows) expect(r.stored).toEqual(r.of_engines);
+    expect(rows.some((r) => r.stored.length > 0)).toBe(true);
+    const missing = await db.query(
+      `SELECT r.id FROM runs r WHERE r.state = 'finished' AND NOT EXISTS (SELECT 1 FROM fig_run_prompts f WHERE f.run_id = r.id)`,
+    );
+    expect(missing.rows).toEqual([]);
+    const back = await db.query<{ same: boolean }>(
+      `SELECT f.digest = (SELECT l.digest FROM fig_prompt_set($1) l) AS same FROM fig_run_prompts f WHERE f.run_id = $1`,
+      [dropped],
+    );
+    expect(back.rows).toEqual([{ same: true }]);
+  });
+
+  test('a run still extracting counts its prompts, read live, beside a finished run of the same day', async () => {
+    // 2025-04-03 holds E2 (finished: p1, p2); its comparison day 2025-04-02 holds E1 (the same prompts). A
+    // collection of a third prompt, still extracting, on 04-03: the finished runs' digests alone are equal.
+    const I = EDGE_IDS;
+    const [run, p3, answer] = [
+      'e0000000-0000-4000-8000-0000000000a1',
+      'e0000000-0000-4000-8000-0000000000a2',
+      'e0000000-0000-4000-8000-0000000000a3',
+    ];
+    const changed = async () =>
+      (await one<{ common: { prompts_changed: boolean | null } }>(`api_fig_metrics($1, NULL, '2025-04-03', '2025-04-03')`, [I.analysis]))
+        .common.prompts_changed;
+    expect(await changed()).toBe(false);
+    await db.query(
+      `INSERT INTO prompts (id, analysis_id, text, language, created_at) VALUES ($1, $2, 'Third?', 'en', '2025-01-01T03:00:00Z')`,
+      [p3, I.analysis],
+    );
+    await db.query(
+      `INSERT INTO runs (id, analysis_id, state, started_at, collected_at) VALUES ($1, $2, 'extracting', '2025-04-03T12:00:00Z', '2025-04-03T12:40:00Z')`,
+      [run, I.analysis],
+    );
+    await db.query(
+      `INSERT INTO run_engines (run_id, engine, state, expected, collected, extracted, failed) VALUES ($1, 'chatgpt', 'extracting', 1, 1, 0, 0)`,
+      [run],
+    );
+    await db.query(
+      `INSERT INTO answers (id, analysis_id, run_id, prompt_id, engine, captured_at, text, extraction_state)
+       VALUES ($1, $2, $3, $4, 'chatgpt', '2025-04-03T12:10:00Z', 'x', 'pending')`,
+      [answer, I.analysis, run, p3],
+    );
+    expect(await changed()).toBe(true);
+  });
+
+  test('a run extracted again with another recipe: its row follows, and so does the comparison', async () => {
+    const run = (
+      await db.query<{ id: string; analysis_id: string }>(
+        `SELECT r.id, r.analysis_id FROM runs r JOIN fig_run_engine e ON e.run_id = r.id
+          WHERE r.state = 'finished' GROUP BY r.id ORDER BY r.started_at DESC, r.id LIMIT 1`,
+      )
+    ).rows[0] as { id: string; analysis_id: string };
+    await db.query(`UPDATE answers SET recipe = 'extract-v9' WHERE run_id = $1 AND extraction_state = 'extracted'`, [run.id]);
+    await db.query(`UPDATE run_engines SET recipe = 'extract-v9' WHERE run_id = $1`, [run.id]);
+    await db.query('SELECT finish_run_extraction($1)', [run.id]);
+    const rows = await recipesOfEngines();
+    for (const r of rows) expect(r.stored).toEqual(r.of_engines);
+    expect(rows.find((r) => r.run_id === run.id)?.stored).toContain('extract-v9');
+    const common = (
+      await one<{ common: { recipes: string[]; previous_recipes: string[] | null } }>(`api_fig_metrics($1, 'last-run', NULL, NULL)`, [
+        run.analysis_id,
+      ])
+    ).common;
+    expect(common.recipes).toContain('extract-v9');
+  });
+});
