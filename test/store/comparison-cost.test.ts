@@ -14,7 +14,8 @@ import { EDGE_IDS, seedFigureEdgesFixture } from '../fixtures/figure-edges.js';
 /**
  * Migration 012 changes how the figure functions compute, never what they return: a store filled under
  * 011 answers every figure function the same after 012 (the comparison's recipes and prompt change, the
- * per-engine sums, the series days and a group's prompt rows, the last two now sent as arrays), its
+ * per-engine sums, the series days and a group's prompt rows, the last two now sent as arrays; a run's
+ * engines and changes), its
  * backfill gives every run's row its recipes and every finished run a row, and runs extracted afterwards
  * get their recipes from the trigger.
  */
@@ -38,6 +39,7 @@ interface Snapshot {
   metrics: unknown;
   series: unknown;
   prompts: unknown;
+  runs: unknown;
 }
 
 /** Every figure function this migration redefines, on every analysis, window and group, with rows as objects. */
@@ -46,6 +48,14 @@ async function snapshot(rowsAsArrays: boolean): Promise<Record<string, Snapshot>
   const analyses = (await db.query<{ id: string }>('SELECT id FROM analyses ORDER BY id')).rows;
   for (const { id } of analyses) {
     const groups = (await db.query<{ id: string }>('SELECT id FROM prompt_groups WHERE analysis_id = $1 ORDER BY id', [id])).rows;
+    // Read 13's parts for every run: its engines, and what changed since the finished run before it.
+    const runs: unknown[] = [];
+    for (const r of (await db.query<{ id: string }>('SELECT id FROM runs WHERE analysis_id = $1 ORDER BY started_at, id', [id])).rows)
+      runs.push({
+        run: r.id,
+        engines: await one('api_run_engines($1, (SELECT engines FROM analyses WHERE id = $2))', [r.id, id]),
+        changes: await one('api_run_changes($1, $2)', [id, r.id]),
+      });
     for (const [name, from, to] of WINDOWS) {
       const args = [id, name, from, to];
       const series = await one<{ days: unknown[] | null }>(
@@ -69,6 +79,7 @@ async function snapshot(rowsAsArrays: boolean): Promise<Record<string, Snapshot>
           days: rowsAsArrays ? fromArrays(SERIES_COLUMNS, series.days as unknown[][] | null) : (series.days ?? []),
         },
         prompts,
+        runs,
       };
     }
   }
@@ -136,6 +147,21 @@ describe('migration 012 on a store filled under 011', () => {
     expect(changes.some((c) => c.prompts_changed === true)).toBe(true);
     expect(changes.some((c) => c.prompts_changed === false)).toBe(true);
     expect(changes.some((c) => c.previous_recipes !== null && c.previous_recipes.join() !== c.recipes.join())).toBe(true);
+  });
+
+  test('the run changes compared hold names that entered and left, and runs without a previous one', () => {
+    type Changes = {
+      previous_run: unknown;
+      brands_entered: string[];
+      brands_left: string[];
+      domains_entered: string[];
+      domains_left: string[];
+    } | null;
+    const all = Object.values(under011).flatMap((s) => (s.runs as Array<{ changes: Changes }>).map((r) => r.changes));
+    expect(all.some((c) => c !== null && c.previous_run === null)).toBe(true);
+    expect(all.some((c) => c === null)).toBe(true);
+    for (const list of ['brands_entered', 'brands_left', 'domains_entered', 'domains_left'] as const)
+      expect(all.some((c) => c !== null && c[list].length > 0)).toBe(true);
   });
 
   test('each run’s row holds the recipes of its per-engine rows; every finished run has a row', async () => {

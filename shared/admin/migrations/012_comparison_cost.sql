@@ -222,3 +222,104 @@ BEGIN
          WHERE a.run_id = ANY (fig_unfinished_runs(p_analysis, w)) AND a.prompt_id = ANY (ids)
          GROUP BY 1) x));
 END $$;
+
+-- The runs of the window still extracting (006), in PL/pgSQL like the reads that call it: an SQL function
+-- that cannot be inlined is planned again on every call, which cost the groups and group prompts reads
+-- more than the rest of their pending-answer lookup.
+CREATE OR REPLACE FUNCTION fig_unfinished_runs(p_analysis uuid, w fig_window) RETURNS uuid[] LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN (SELECT coalesce(array_agg(r.id), '{}')
+            FROM fig_run_periods(w) p
+            JOIN runs r ON r.analysis_id = p_analysis AND r.state <> 'finished' AND r.collected_at IS NOT NULL
+                       AND r.started_at >= p.lo AND r.started_at < p.hi AND (p.run IS NULL OR r.id = p.run)
+           WHERE p.period = 0);
+END $$;
+
+-- ---------------------------------------------------------------------------------------------------
+-- Read 13 (a run), whose changes (011) had made it cost twice its statement before.
+
+-- A run's engines (006), in PL/pgSQL: as an SQL function that cannot be inlined it was planned again for
+-- every run it described (once per run read, once per run of a runs page).
+CREATE OR REPLACE FUNCTION api_run_engines(p_run uuid, p_engines text[]) RETURNS json LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN (SELECT json_agg(json_build_object('engine', re.engine, 'name', e.name, 'state', re.state, 'expected', re.expected,
+                                            'collected', re.collected, 'extracted', re.extracted, 'failed', re.failed,
+                                            'recipe', re.recipe)
+                          ORDER BY array_position(p_engines, re.engine) NULLS LAST, re.engine)
+            FROM run_engines re JOIN engines e ON e.key = re.engine
+           WHERE re.run_id = p_run);
+END $$;
+
+-- What changed since the previous finished run (011), the same answer: the four sets of names that
+-- entered or left are each computed once, ranked once, and give both their first 50 and their total
+-- (011 ran each anti-join twice, for the list and for its count).
+CREATE OR REPLACE FUNCTION api_run_changes(p_analysis uuid, p_run uuid) RETURNS json LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  cur runs%ROWTYPE;
+  prev_id uuid;
+  prev_started timestamptz;
+BEGIN
+  SELECT * INTO cur FROM runs r WHERE r.id = p_run AND r.analysis_id = p_analysis;
+  IF cur.id IS NULL OR cur.state <> 'finished' THEN
+    RETURN NULL;
+  END IF;
+  SELECT r.id, r.started_at INTO prev_id, prev_started
+    FROM runs r
+   WHERE r.analysis_id = p_analysis AND r.state = 'finished' AND r.started_at <= cur.started_at
+     AND (r.started_at < cur.started_at OR r.id < cur.id)
+   ORDER BY r.started_at DESC, r.id DESC
+   LIMIT 1;
+  RETURN (
+    WITH moved AS (
+      SELECT 'brands_entered' AS list, c.brand AS name, c.mentions AS n FROM fig_run_brand c
+       WHERE c.run_id = p_run AND prev_id IS NOT NULL
+         AND NOT EXISTS (SELECT 1 FROM fig_run_brand p WHERE p.run_id = prev_id AND p.brand = c.brand)
+      UNION ALL
+      SELECT 'brands_left', p.brand, p.mentions FROM fig_run_brand p
+       WHERE p.run_id = prev_id AND NOT EXISTS (SELECT 1 FROM fig_run_brand c WHERE c.run_id = p_run AND c.brand = p.brand)
+      UNION ALL
+      SELECT 'domains_entered', c.domain, c.citations FROM fig_run_domain c
+       WHERE c.run_id = p_run AND prev_id IS NOT NULL
+         AND NOT EXISTS (SELECT 1 FROM fig_run_domain p WHERE p.run_id = prev_id AND p.domain = c.domain)
+      UNION ALL
+      SELECT 'domains_left', p.domain, p.citations FROM fig_run_domain p
+       WHERE p.run_id = prev_id AND NOT EXISTS (SELECT 1 FROM fig_run_domain c WHERE c.run_id = p_run AND c.domain = p.domain)
+    ), ranked AS (
+      SELECT m.list, m.name, row_number() OVER (PARTITION BY m.list ORDER BY m.n DESC, m.name COLLATE "C") AS i FROM moved m
+    )
+    SELECT json_build_object(
+      'previous_run', CASE WHEN prev_id IS NOT NULL THEN json_build_object('id', prev_id, 'started_at', prev_started) END,
+      'engines', (SELECT json_agg(json_build_object('run', CASE WHEN e.run_id = p_run THEN 0 ELSE 1 END, 'engine', e.engine,
+                                                    'name', coalesce(n.name, e.engine), 'mentioned', e.mentioned, 'extracted', e.extracted))
+                    FROM fig_run_engine e LEFT JOIN engines n ON n.key = e.engine
+                   WHERE e.run_id = p_run OR e.run_id = prev_id),
+      'brands_entered', coalesce(json_agg(r.name ORDER BY r.i) FILTER (WHERE r.list = 'brands_entered' AND r.i <= 50), '[]'),
+      'brands_entered_total', count(*) FILTER (WHERE r.list = 'brands_entered'),
+      'brands_left', coalesce(json_agg(r.name ORDER BY r.i) FILTER (WHERE r.list = 'brands_left' AND r.i <= 50), '[]'),
+      'brands_left_total', count(*) FILTER (WHERE r.list = 'brands_left'),
+      'domains_entered', coalesce(json_agg(r.name ORDER BY r.i) FILTER (WHERE r.list = 'domains_entered' AND r.i <= 50), '[]'),
+      'domains_entered_total', count(*) FILTER (WHERE r.list = 'domains_entered'),
+      'domains_left', coalesce(json_agg(r.name ORDER BY r.i) FILTER (WHERE r.list = 'domains_left' AND r.i <= 50), '[]'),
+      'domains_left_total', count(*) FILTER (WHERE r.list = 'domains_left'))
+      FROM ranked r);
+END $$;
+
+-- Read 13 in one call: the run (the latest when p_run is NULL), its engines, its changes and the
+-- analysis's configured engines (for the order of the per-engine changes).
+CREATE FUNCTION api_run_read(p_analysis uuid, p_run uuid)
+RETURNS TABLE (id uuid, state text, started_at timestamptz, collected_at timestamptz, finished_at timestamptz, engines json,
+               changes json, analysis_engines text[])
+LANGUAGE plpgsql STABLE AS $$
+#variable_conflict use_column
+BEGIN
+  RETURN QUERY
+  SELECT r.id, r.state, r.started_at, r.collected_at, r.finished_at, api_run_engines(r.id, a.engines),
+         api_run_changes(p_analysis, r.id), a.engines
+    FROM runs r JOIN analyses a ON a.id = r.analysis_id
+   WHERE r.analysis_id = p_analysis AND (p_run IS NULL OR r.id = p_run)
+   ORDER BY r.started_at DESC, r.id DESC
+   LIMIT 1;
+END $$;
+
+-- Read 13's statement of 006, replaced by api_run_read.
+DROP FUNCTION api_run(uuid, uuid);

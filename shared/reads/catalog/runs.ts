@@ -139,7 +139,7 @@ function times(r: RunRow) {
   };
 }
 
-/** The run read's changes from what api_run_changes (migration 011) returned. */
+/** The run read's changes from what api_run_changes (migrations 011, 012) returned. */
 function changesOf(c: ChangesJson | null, configured: string[]) {
   if (!c) return null;
   const hasPrev = c.previous_run !== null;
@@ -230,11 +230,10 @@ export const getRun = defineRead({
     const latest = input.run === 'latest';
     if (!latest && !isUuid(input.run)) throw new NotFound('run');
     const analysis = scopedAnalysis(ctx).id;
-    const [row] = await ctx.db.query<RunRow>(
-      `SELECT r.*, api_run_changes($1::uuid, r.id) AS changes, (SELECT a.engines FROM analyses a WHERE a.id = $1::uuid) AS analysis_engines
-         FROM api_run($1::uuid, $2::uuid) r`,
-      [analysis, latest ? null : input.run.toLowerCase()],
-    );
+    const [row] = await ctx.db.query<RunRow>('SELECT * FROM api_run_read($1::uuid, $2::uuid)', [
+      analysis,
+      latest ? null : input.run.toLowerCase(),
+    ]);
     if (!row) throw new NotFound('run');
     const engines = row.engines ?? [];
     const sum = (k: 'expected' | 'collected' | 'extracted' | 'failed') => engines.reduce((s, e) => s + e[k], 0);
