@@ -98,8 +98,8 @@ const sortRows = (rows: unknown[]) =>
 
 const recipesOfEngines = async () =>
   (
-    await db.query<{ run_id: string; stored: string[]; of_engines: string[] }>(`
-      SELECT f.run_id, f.recipes AS stored,
+    await db.query<{ run_id: string; stored: string[]; of_engines: string[]; digest_ok: boolean }>(`
+      SELECT f.run_id, f.recipes AS stored, f.recipes_digest = md5(f.recipes::text) AS digest_ok,
              (SELECT coalesce(array_agg(DISTINCT e.recipe ORDER BY e.recipe), '{}') FROM fig_run_engine e
                WHERE e.run_id = f.run_id AND e.recipe IS NOT NULL) AS of_engines
         FROM fig_run_prompts f ORDER BY f.run_id`)
@@ -167,7 +167,7 @@ describe('migration 012 on a store filled under 011', () => {
   test('each run’s row holds the recipes of its per-engine rows; every finished run has a row', async () => {
     const rows = await recipesOfEngines();
     expect(rows.length).toBeGreaterThan(50);
-    for (const r of rows) expect(r.stored).toEqual(r.of_engines);
+    for (const r of rows) expect([r.stored, r.digest_ok]).toEqual([r.of_engines, true]);
     expect(rows.some((r) => r.stored.length > 0)).toBe(true);
     const missing = await db.query(
       `SELECT r.id FROM runs r WHERE r.state = 'finished' AND NOT EXISTS (SELECT 1 FROM fig_run_prompts f WHERE f.run_id = r.id)`,
@@ -213,6 +213,44 @@ describe('migration 012 on a store filled under 011', () => {
     expect(await changed()).toBe(true);
   });
 
+  test('a run with as many longest recipes as engines is stored and compared (the index keeps only their digest)', async () => {
+    // 16 engines, each extracted with its own recipe of 100 four-byte characters: 6.4 KB of recipe names
+    // for one run, more than a b-tree entry holds (about 2.7 KB), as the data contract allows.
+    const I = EDGE_IDS;
+    const run = 'e0000000-0000-4000-8000-0000000000b1';
+    const engines = Array.from({ length: 16 }, (_, i) => `wide-${String(i).padStart(2, '0')}`);
+    // Characters that do not repeat, so that no compression brings an entry back under the limit.
+    const recipe = (i: number) =>
+      String(i).padStart(2, '0') + Array.from({ length: 98 }, (_, j) => String.fromCodePoint(0x1f300 + ((i * 97 + j * 31) % 700))).join('');
+    await db.query(
+      `INSERT INTO runs (id, analysis_id, state, started_at, collected_at, finished_at)
+       VALUES ($1, $2, 'finished', '2025-04-05T08:00:00Z', '2025-04-05T08:40:00Z', '2025-04-05T09:00:00Z')`,
+      [run, I.analysis],
+    );
+    for (const [i, engine] of engines.entries()) {
+      await db.query(`INSERT INTO engines (key, name) VALUES ($1, $1) ON CONFLICT DO NOTHING`, [engine]);
+      await db.query(
+        `INSERT INTO run_engines (run_id, engine, state, expected, collected, extracted, failed, recipe) VALUES ($1, $2, 'done', 1, 1, 1, 0, $3)`,
+        [run, engine, recipe(i)],
+      );
+      await db.query(
+        `INSERT INTO answers (id, analysis_id, run_id, prompt_id, engine, captured_at, text, extraction_state, recipe)
+         VALUES ($1, $2, $3, $4, $5, '2025-04-05T08:10:00Z', 'x', 'extracted', $6)`,
+        [`e0000000-0000-4000-8000-0000000001${String(i).padStart(2, '0')}`, I.analysis, run, I.p1, engine, recipe(i)],
+      );
+    }
+    await db.query('SELECT finish_run_extraction($1)', [run]);
+    const stored = await db.query<{ recipes: string[] }>('SELECT recipes FROM fig_run_prompts WHERE run_id = $1', [run]);
+    expect(stored.rows[0]?.recipes).toEqual(engines.map((_, i) => recipe(i)));
+    const common = (
+      await one<{ common: { recipes: string[]; previous_recipes: string[] | null } }>(
+        `api_fig_metrics($1, NULL, '2025-04-05', '2025-04-05')`,
+        [I.analysis],
+      )
+    ).common;
+    expect(common.recipes).toEqual(engines.map((_, i) => recipe(i)));
+  });
+
   test('a run extracted again with another recipe: its row follows, and so does the comparison', async () => {
     const run = (
       await db.query<{ id: string; analysis_id: string }>(
@@ -224,7 +262,7 @@ describe('migration 012 on a store filled under 011', () => {
     await db.query(`UPDATE run_engines SET recipe = 'extract-v9' WHERE run_id = $1`, [run.id]);
     await db.query('SELECT finish_run_extraction($1)', [run.id]);
     const rows = await recipesOfEngines();
-    for (const r of rows) expect(r.stored).toEqual(r.of_engines);
+    for (const r of rows) expect([r.stored, r.digest_ok]).toEqual([r.of_engines, true]);
     expect(rows.find((r) => r.run_id === run.id)?.stored).toContain('extract-v9');
     const common = (
       await one<{ common: { recipes: string[]; previous_recipes: string[] | null } }>(`api_fig_metrics($1, 'last-run', NULL, NULL)`, [

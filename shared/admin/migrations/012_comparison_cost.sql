@@ -1,12 +1,13 @@
--- The cost of figures v2 (issue 21: "the read costs of the performance docs within 10%"). Same figures,
--- fewer rows touched and fewer bytes built:
+-- The cost of figures v2: its reads back within 10% of what they cost before it (docs/performance.md).
+-- Same answers, fewer rows touched, fewer bytes built, fewer plans made:
 --
 -- 1. Comparable periods from one row per run. Whether a window and its comparison period were measured
 --    alike (context.comparison.changes) needed the recipes of each period from the per-engine aggregates
 --    (one row per run and engine, or per month) and, in another statement, each collected run's prompt
---    digest. A run's recipes now sit beside its prompt digest in fig_run_prompts, so both periods' recipes
---    and digests come from one index range over that table (one row per run), plus, for runs collected but
---    not finished (no row yet), their digest read live as before. The recipes of a run are those of its
+--    digest. A run's recipes (and their digest) now sit beside its prompt digest in fig_run_prompts, so both
+--    periods' digests come from one index range over that table (one entry per run) and the recipes from
+--    one row per distinct set, plus, for runs collected but not finished (no row yet), their prompt digest
+--    read live as before. The recipes of a run are those of its
 --    per-engine rows, copied when its row is written (finish_run_extraction writes fig_run_engine first,
 --    then fig_run_prompts, in one statement sequence; both are deleted together when a run is
 --    re-extracted), so they cannot drift apart.
@@ -15,27 +16,40 @@
 --    the bytes for the store to build and the function to parse), and sums are sent as the store computes
 --    them: an exact numeric printed once, instead of converted to float8 first (JSON.parse gives the same
 --    double from either text).
+-- 3. No SQL function planned per call. An SQL-language function that cannot be inlined is planned again
+--    every time it is called; the window's unfinished runs (called by the groups and group prompts reads)
+--    and a run's engines (once per run of reads 12 and 13) are now PL/pgSQL, whose plans are kept per
+--    backend like the reads' own.
+-- 4. Read 13 in one call (api_run_read), and a run's changes with each entered/left set computed once for
+--    both its first 50 names and its total.
 --
 -- Old migrations are never edited, so the functions changed here are redefined whole.
 
-ALTER TABLE fig_run_prompts ADD COLUMN recipes text[] NOT NULL DEFAULT '{}';
--- A period's digests and recipes are read from this index alone (the prompt sets stay in the table).
+ALTER TABLE fig_run_prompts ADD COLUMN recipes text[] NOT NULL DEFAULT '{}',
+                            ADD COLUMN recipes_digest text NOT NULL DEFAULT md5('{}');
+-- A period's prompt and recipe digests are read from this index alone. The recipes themselves stay in the
+-- table (read once per distinct set): a run may have as many recipes as engines, each up to 100
+-- characters, more than an index entry may hold.
 DROP INDEX fig_run_prompts_day;
-CREATE INDEX fig_run_prompts_day ON fig_run_prompts (analysis_id, day) INCLUDE (run_id, digest, recipes);
+CREATE INDEX fig_run_prompts_day ON fig_run_prompts (analysis_id, day) INCLUDE (run_id, digest, recipes_digest);
 
--- The recipes of a run's extracted answers, sorted: those of its per-engine aggregate rows.
+-- The recipes of a run's extracted answers, sorted, and their digest: those of its per-engine rows.
 CREATE FUNCTION fig_run_prompts_recipes() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   NEW.recipes := (SELECT coalesce(array_agg(DISTINCT e.recipe ORDER BY e.recipe), '{}')
                     FROM fig_run_engine e WHERE e.run_id = NEW.run_id AND e.recipe IS NOT NULL);
+  NEW.recipes_digest := md5(NEW.recipes::text);
   RETURN NEW;
 END $$;
 CREATE TRIGGER fig_run_prompts_recipes BEFORE INSERT ON fig_run_prompts
   FOR EACH ROW EXECUTE FUNCTION fig_run_prompts_recipes();
 
 UPDATE fig_run_prompts f
-   SET recipes = (SELECT coalesce(array_agg(DISTINCT e.recipe ORDER BY e.recipe), '{}')
-                    FROM fig_run_engine e WHERE e.run_id = f.run_id AND e.recipe IS NOT NULL);
+   SET recipes = r.recipes, recipes_digest = md5(r.recipes::text)
+  FROM (SELECT p.run_id, (SELECT coalesce(array_agg(DISTINCT e.recipe ORDER BY e.recipe), '{}')
+                            FROM fig_run_engine e WHERE e.run_id = p.run_id AND e.recipe IS NOT NULL) AS recipes
+          FROM fig_run_prompts p) r
+ WHERE r.run_id = f.run_id;
 
 -- Every finished run has its row (finish_run_extraction writes it; 011 filled only runs that had
 -- per-engine rows, so a run finished with no engine before 011 has none yet).
@@ -56,22 +70,25 @@ DECLARE
   prev text[];
 BEGIN
   WITH k AS (
-    SELECT 0 AS period, f.digest, f.recipes FROM fig_run_prompts f
+    SELECT 0 AS period, f.run_id, f.digest, f.recipes_digest FROM fig_run_prompts f
      WHERE f.analysis_id = p_analysis AND f.day BETWEEN w.cur_from AND w.cur_to AND (w.cur_run IS NULL OR f.run_id = w.cur_run)
     UNION ALL
-    SELECT 1, f.digest, f.recipes FROM fig_run_prompts f
+    SELECT 1, f.run_id, f.digest, f.recipes_digest FROM fig_run_prompts f
      WHERE f.analysis_id = p_analysis AND f.day BETWEEN w.prev_from AND w.prev_to AND (w.prev_run IS NULL OR f.run_id = w.prev_run)
     UNION ALL
-    SELECT p.period, (SELECT l.digest FROM fig_prompt_set(r.id) l), '{}'::text[]
+    SELECT p.period, NULL::uuid, (SELECT l.digest FROM fig_prompt_set(r.id) l), NULL::text
       FROM fig_run_periods(w) p
       JOIN runs r ON r.analysis_id = p_analysis AND r.state <> 'finished' AND r.collected_at IS NOT NULL
                  AND r.started_at >= p.lo AND r.started_at < p.hi AND (p.run IS NULL OR r.id = p.run)
      WHERE NOT EXISTS (SELECT 1 FROM fig_run_prompts f WHERE f.run_id = r.id)
-  )
-  -- Runs of one period mostly share one digest and one recipe set: aggregate the few distinct pairs.
-  , g AS (SELECT k.period, k.digest, k.recipes FROM k GROUP BY 1, 2, 3)
-  SELECT (SELECT coalesce(array_agg(DISTINCT x.recipe ORDER BY x.recipe), '{}') FROM g, unnest(g.recipes) x (recipe) WHERE g.period = 0),
-         (SELECT coalesce(array_agg(DISTINCT x.recipe ORDER BY x.recipe), '{}') FROM g, unnest(g.recipes) x (recipe) WHERE g.period = 1),
+  ),
+  -- Runs of one period mostly share one prompt set and one recipe set: one run stands for each distinct
+  -- pair, and only its recipes are read from the table (a live run has none).
+  g AS (SELECT k.period, k.digest, (array_agg(k.run_id))[1] AS run FROM k GROUP BY k.period, k.digest, k.recipes_digest)
+  SELECT (SELECT coalesce(array_agg(DISTINCT x.recipe ORDER BY x.recipe), '{}')
+            FROM g JOIN fig_run_prompts f ON f.run_id = g.run, unnest(f.recipes) x (recipe) WHERE g.period = 0),
+         (SELECT coalesce(array_agg(DISTINCT x.recipe ORDER BY x.recipe), '{}')
+            FROM g JOIN fig_run_prompts f ON f.run_id = g.run, unnest(f.recipes) x (recipe) WHERE g.period = 1),
          (SELECT array_agg(DISTINCT g.digest ORDER BY g.digest) FROM g WHERE g.period = 0),
          (SELECT array_agg(DISTINCT g.digest ORDER BY g.digest) FROM g WHERE g.period = 1)
     INTO recipes, previous_recipes, cur, prev;
