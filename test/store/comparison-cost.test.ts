@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { seedDemo } from '#shared/admin/demo.js';
 import { MIGRATIONS_DIR, migrate } from '#shared/admin/migrate.js';
 import { PROMPT_ROW_COLUMNS } from '#shared/reads/figures/groups.js';
-import { fromArrays } from '#shared/reads/figures/load.js';
+import { fromArrays, MEASURES } from '#shared/reads/figures/load.js';
 import { SERIES_COLUMNS } from '#shared/reads/figures/timeseries.js';
 import type { Queryable } from '#shared/store/queryable.js';
 import { EDGE_IDS, seedFigureEdgesFixture } from '../fixtures/figure-edges.js';
@@ -96,12 +96,18 @@ const sortRows = (rows: unknown[]) =>
     return key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0;
   });
 
+/**
+ * Each run's summary row against its per-engine rows, summed here: recipes (and their digest), the row
+ * count and every measure; `sums_ok` is false when any stored total differs.
+ */
 const recipesOfEngines = async () =>
   (
-    await db.query<{ run_id: string; stored: string[]; of_engines: string[]; digest_ok: boolean }>(`
+    await db.query<{ run_id: string; stored: string[]; of_engines: string[]; digest_ok: boolean; sums_ok: boolean }>(`
       SELECT f.run_id, f.recipes AS stored, f.recipes_digest = md5(f.recipes::text) AS digest_ok,
              (SELECT coalesce(array_agg(DISTINCT e.recipe ORDER BY e.recipe), '{}') FROM fig_run_engine e
-               WHERE e.run_id = f.run_id AND e.recipe IS NOT NULL) AS of_engines
+               WHERE e.run_id = f.run_id AND e.recipe IS NOT NULL) AS of_engines,
+             (SELECT f.engine_rows = count(*) AND ${MEASURES.map((m) => `f.${m} = coalesce(sum(e.${m}), 0)`).join(' AND ')}
+                FROM fig_run_engine e WHERE e.run_id = f.run_id) AS sums_ok
         FROM fig_run_prompts f ORDER BY f.run_id`)
   ).rows;
 
@@ -164,10 +170,10 @@ describe('migration 012 on a store filled under 011', () => {
       expect(all.some((c) => c !== null && c[list].length > 0)).toBe(true);
   });
 
-  test('each run’s row holds the recipes of its per-engine rows; every finished run has a row', async () => {
+  test('each run’s row holds the recipes and the sums of its per-engine rows; every finished run has a row', async () => {
     const rows = await recipesOfEngines();
     expect(rows.length).toBeGreaterThan(50);
-    for (const r of rows) expect([r.stored, r.digest_ok]).toEqual([r.of_engines, true]);
+    for (const r of rows) expect([r.stored, r.digest_ok, r.sums_ok]).toEqual([r.of_engines, true, true]);
     expect(rows.some((r) => r.stored.length > 0)).toBe(true);
     const missing = await db.query(
       `SELECT r.id FROM runs r WHERE r.state = 'finished' AND NOT EXISTS (SELECT 1 FROM fig_run_prompts f WHERE f.run_id = r.id)`,
@@ -262,7 +268,7 @@ describe('migration 012 on a store filled under 011', () => {
     await db.query(`UPDATE run_engines SET recipe = 'extract-v9' WHERE run_id = $1`, [run.id]);
     await db.query('SELECT finish_run_extraction($1)', [run.id]);
     const rows = await recipesOfEngines();
-    for (const r of rows) expect([r.stored, r.digest_ok]).toEqual([r.of_engines, true]);
+    for (const r of rows) expect([r.stored, r.digest_ok, r.sums_ok]).toEqual([r.of_engines, true, true]);
     expect(rows.find((r) => r.run_id === run.id)?.stored).toContain('extract-v9');
     const common = (
       await one<{ common: { recipes: string[]; previous_recipes: string[] | null } }>(`api_fig_metrics($1, 'last-run', NULL, NULL)`, [

@@ -1,16 +1,17 @@
 -- The cost of figures v2: its reads back within 10% of what they cost before it (docs/performance.md).
 -- Same answers, fewer rows touched, fewer bytes built, fewer plans made:
 --
--- 1. Comparable periods from one row per run. Whether a window and its comparison period were measured
---    alike (context.comparison.changes) needed the recipes of each period from the per-engine aggregates
---    (one row per run and engine, or per month) and, in another statement, each collected run's prompt
---    digest. A run's recipes (and their digest) now sit beside its prompt digest in fig_run_prompts, so both
---    periods' digests come from one index range over that table (one entry per run) and the recipes from
---    one row per distinct set, plus, for runs collected but not finished (no row yet), their prompt digest
---    read live as before. The recipes of a run are those of its
---    per-engine rows, copied when its row is written (finish_run_extraction writes fig_run_engine first,
---    then fig_run_prompts, in one statement sequence; both are deleted together when a run is
---    re-extracted), so they cannot drift apart.
+-- 1. One summary row per extracted run. fig_run_prompts (011: the prompts a run collected answers for,
+--    and their digest) also holds what the run's per-engine rows sum to: its recipes and their digest,
+--    how many rows, each measure. A trigger copies them when finish_run_extraction writes the row, which it
+--    does after the per-engine rows (both are deleted together when a run is extracted again), so they
+--    cannot drift apart. Two reads use it:
+--    - a day of the time series reads its run's row instead of summing the run's engines (a year of
+--      days was a year of aggregates);
+--    - whether a window and its comparison period were measured alike (context.comparison.changes)
+--      reads one index entry per run for the prompt and recipe digests, and the recipes from one row per
+--      distinct set, where it read the per-engine aggregates twice and joined every run of both periods.
+--      A run collected but not finished (no row yet) still has its prompt digest read live.
 -- 2. Large row sets as arrays. The days of the time series and the rows of a group's prompts are sent as
 --    JSON arrays in a fixed column order instead of objects repeating every column name (less than half
 --    the bytes for the store to build and the function to parse), and sums are sent as the store computes
@@ -25,31 +26,75 @@
 --
 -- Old migrations are never edited, so the functions changed here are redefined whole.
 
-ALTER TABLE fig_run_prompts ADD COLUMN recipes text[] NOT NULL DEFAULT '{}',
-                            ADD COLUMN recipes_digest text NOT NULL DEFAULT md5('{}');
+ALTER TABLE fig_run_prompts
+  ADD COLUMN recipes text[] NOT NULL DEFAULT '{}',
+  ADD COLUMN recipes_digest text NOT NULL DEFAULT md5('{}'),
+  ADD COLUMN engine_rows integer NOT NULL DEFAULT 0,
+  ADD COLUMN answers bigint NOT NULL DEFAULT 0,
+  ADD COLUMN extracted bigint NOT NULL DEFAULT 0,
+  ADD COLUMN mentioned bigint NOT NULL DEFAULT 0,
+  ADD COLUMN tracked_mentions bigint NOT NULL DEFAULT 0,
+  ADD COLUMN brand_mentions bigint NOT NULL DEFAULT 0,
+  ADD COLUMN position_sum numeric NOT NULL DEFAULT 0,
+  ADD COLUMN position_n bigint NOT NULL DEFAULT 0,
+  ADD COLUMN sentiment_sum numeric NOT NULL DEFAULT 0,
+  ADD COLUMN sentiment_n bigint NOT NULL DEFAULT 0,
+  ADD COLUMN citations bigint NOT NULL DEFAULT 0,
+  ADD COLUMN owned_citations bigint NOT NULL DEFAULT 0,
+  ADD COLUMN position_sq numeric NOT NULL DEFAULT 0,
+  ADD COLUMN sentiment_sq numeric NOT NULL DEFAULT 0;
 -- A period's prompt and recipe digests are read from this index alone. The recipes themselves stay in the
 -- table (read once per distinct set): a run may have as many recipes as engines, each up to 100
 -- characters, more than an index entry may hold.
 DROP INDEX fig_run_prompts_day;
 CREATE INDEX fig_run_prompts_day ON fig_run_prompts (analysis_id, day) INCLUDE (run_id, digest, recipes_digest);
 
--- The recipes of a run's extracted answers, sorted, and their digest: those of its per-engine rows.
-CREATE FUNCTION fig_run_prompts_recipes() RETURNS trigger LANGUAGE plpgsql AS $$
+-- What a run's per-engine rows sum to: its recipes (sorted) and their digest, how many rows, and each
+-- measure summed over its engines (the types sum() gives, so a day of the series reads as it did).
+CREATE FUNCTION fig_run_summary(p_run uuid, OUT recipes text[], OUT recipes_digest text, OUT engine_rows integer,
+                                OUT answers bigint, OUT extracted bigint, OUT mentioned bigint, OUT
+                                    tracked_mentions bigint, OUT brand_mentions bigint, OUT position_sum numeric,
+                                    OUT position_n bigint, OUT sentiment_sum numeric, OUT sentiment_n bigint, OUT
+                                    citations bigint, OUT owned_citations bigint, OUT position_sq numeric, OUT
+                                    sentiment_sq numeric)
+LANGUAGE sql STABLE AS $$
+  SELECT x.recipes, md5(x.recipes::text), x.n, x.answers, x.extracted, x.mentioned, x.tracked_mentions,
+      x.brand_mentions, x.position_sum, x.position_n, x.sentiment_sum, x.sentiment_n, x.citations,
+      x.owned_citations, x.position_sq, x.sentiment_sq
+    FROM (SELECT coalesce(array_agg(DISTINCT e.recipe ORDER BY e.recipe) FILTER (WHERE e.recipe IS NOT NULL), '{}') AS recipes,
+                 count(*)::integer AS n,
+                 coalesce(sum(e.answers), 0) AS answers,
+                 coalesce(sum(e.extracted), 0) AS extracted,
+                 coalesce(sum(e.mentioned), 0) AS mentioned,
+                 coalesce(sum(e.tracked_mentions), 0) AS tracked_mentions,
+                 coalesce(sum(e.brand_mentions), 0) AS brand_mentions,
+                 coalesce(sum(e.position_sum), 0) AS position_sum,
+                 coalesce(sum(e.position_n), 0) AS position_n,
+                 coalesce(sum(e.sentiment_sum), 0) AS sentiment_sum,
+                 coalesce(sum(e.sentiment_n), 0) AS sentiment_n,
+                 coalesce(sum(e.citations), 0) AS citations,
+                 coalesce(sum(e.owned_citations), 0) AS owned_citations,
+                 coalesce(sum(e.position_sq), 0) AS position_sq,
+                 coalesce(sum(e.sentiment_sq), 0) AS sentiment_sq
+            FROM fig_run_engine e WHERE e.run_id = p_run) x
+$$;
+
+-- finish_run_extraction writes a run's per-engine rows, then its fig_run_prompts row (both are deleted
+-- together when the run is extracted again): the row takes the run's summary as it is written.
+CREATE FUNCTION fig_run_prompts_summary() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  NEW.recipes := (SELECT coalesce(array_agg(DISTINCT e.recipe ORDER BY e.recipe), '{}')
-                    FROM fig_run_engine e WHERE e.run_id = NEW.run_id AND e.recipe IS NOT NULL);
-  NEW.recipes_digest := md5(NEW.recipes::text);
+  SELECT s.* INTO NEW.recipes, NEW.recipes_digest, NEW.engine_rows, NEW.answers, NEW.extracted, NEW.mentioned,
+      NEW.tracked_mentions, NEW.brand_mentions, NEW.position_sum, NEW.position_n, NEW.sentiment_sum,
+      NEW.sentiment_n, NEW.citations, NEW.owned_citations, NEW.position_sq, NEW.sentiment_sq
+    FROM fig_run_summary(NEW.run_id) s;
   RETURN NEW;
 END $$;
-CREATE TRIGGER fig_run_prompts_recipes BEFORE INSERT ON fig_run_prompts
-  FOR EACH ROW EXECUTE FUNCTION fig_run_prompts_recipes();
+CREATE TRIGGER fig_run_prompts_summary BEFORE INSERT ON fig_run_prompts
+  FOR EACH ROW EXECUTE FUNCTION fig_run_prompts_summary();
 
-UPDATE fig_run_prompts f
-   SET recipes = r.recipes, recipes_digest = md5(r.recipes::text)
-  FROM (SELECT p.run_id, (SELECT coalesce(array_agg(DISTINCT e.recipe ORDER BY e.recipe), '{}')
-                            FROM fig_run_engine e WHERE e.run_id = p.run_id AND e.recipe IS NOT NULL) AS recipes
-          FROM fig_run_prompts p) r
- WHERE r.run_id = f.run_id;
+UPDATE fig_run_prompts f SET (recipes, recipes_digest, engine_rows, answers, extracted, mentioned,
+    tracked_mentions, brand_mentions, position_sum, position_n, sentiment_sum, sentiment_n, citations,
+    owned_citations, position_sq, sentiment_sq) = (SELECT s.* FROM fig_run_summary(f.run_id) s);
 
 -- Every finished run has its row (finish_run_extraction writes it; 011 filled only runs that had
 -- per-engine rows, so a run finished with no engine before 011 has none yet).
@@ -150,7 +195,7 @@ BEGIN
     'prompts_changed', cmp.prompts_changed);
 END $$;
 
--- The time series: one array per day, columns in this order (SERIES_COLUMNS in
+-- The time series: a day's figures from its run's summary row; one array per day, columns in this order (SERIES_COLUMNS in
 -- shared/reads/figures/timeseries.ts): day, id, state, pending, has_rows, then the measures in the order
 -- of MEASURES (shared/reads/figures/load.ts).
 CREATE OR REPLACE FUNCTION api_fig_series(p_analysis uuid, p_window text, p_from date, p_to date) RETURNS json
@@ -165,21 +210,25 @@ BEGIN
     'days', (SELECT json_agg(json_build_array(x.day, x.id, x.state, x.pending, x.has_rows, x.answers, x.extracted, x.mentioned,
                                               x.tracked_mentions, x.brand_mentions, x.position_sum, x.position_n, x.sentiment_sum,
                                               x.sentiment_n, x.citations, x.owned_citations, x.position_sq, x.sentiment_sq) ORDER BY x.day) FROM (
-        SELECT d.day, d.id, d.state, u.pending, s.has_rows, s.answers, s.extracted, s.mentioned, s.tracked_mentions,
-               s.brand_mentions, s.position_sum, s.position_n, s.sentiment_sum, s.sentiment_n, s.citations, s.owned_citations, s.position_sq, s.sentiment_sq
+        SELECT d.day, d.id, d.state, u.pending, coalesce(s.engine_rows, 0) > 0 AS has_rows,
+               coalesce(s.answers, 0) AS answers,
+               coalesce(s.extracted, 0) AS extracted,
+               coalesce(s.mentioned, 0) AS mentioned,
+               coalesce(s.tracked_mentions, 0) AS tracked_mentions,
+               coalesce(s.brand_mentions, 0) AS brand_mentions,
+               coalesce(s.position_sum, 0) AS position_sum,
+               coalesce(s.position_n, 0) AS position_n,
+               coalesce(s.sentiment_sum, 0) AS sentiment_sum,
+               coalesce(s.sentiment_n, 0) AS sentiment_n,
+               coalesce(s.citations, 0) AS citations,
+               coalesce(s.owned_citations, 0) AS owned_citations,
+               coalesce(s.position_sq, 0) AS position_sq,
+               coalesce(s.sentiment_sq, 0) AS sentiment_sq
           FROM (SELECT DISTINCT ON (1) (r.started_at AT TIME ZONE 'UTC')::date AS day, r.id, r.state
                   FROM runs r
                  WHERE r.analysis_id = p_analysis AND r.collected_at IS NOT NULL AND r.started_at >= lo AND r.started_at < hi
                  ORDER BY 1, r.started_at DESC, r.id DESC) d
-          LEFT JOIN LATERAL (
-            SELECT count(*) > 0 AS has_rows, coalesce(sum(f.answers), 0) AS answers, coalesce(sum(f.extracted), 0) AS extracted,
-                   coalesce(sum(f.mentioned), 0) AS mentioned, coalesce(sum(f.tracked_mentions), 0) AS tracked_mentions,
-                   coalesce(sum(f.brand_mentions), 0) AS brand_mentions, coalesce(sum(f.position_sum), 0) AS position_sum,
-                   coalesce(sum(f.position_n), 0) AS position_n, coalesce(sum(f.sentiment_sum), 0) AS sentiment_sum,
-                   coalesce(sum(f.sentiment_n), 0) AS sentiment_n, coalesce(sum(f.citations), 0) AS citations,
-                   coalesce(sum(f.owned_citations), 0) AS owned_citations,
-                   coalesce(sum(f.position_sq), 0) AS position_sq, coalesce(sum(f.sentiment_sq), 0) AS sentiment_sq
-              FROM fig_run_engine f WHERE f.run_id = d.id) s ON true
+          LEFT JOIN fig_run_prompts s ON s.run_id = d.id
           LEFT JOIN LATERAL (
             SELECT sum(e.collected)::integer AS pending FROM run_engines e WHERE e.run_id = d.id AND d.state <> 'finished') u ON true
          WHERE w.cur_kind IS NOT NULL) x));
