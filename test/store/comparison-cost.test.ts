@@ -42,20 +42,28 @@ interface Snapshot {
   runs: unknown;
 }
 
-/** Every figure function this migration redefines, on every analysis, window and group, with rows as objects. */
-async function snapshot(rowsAsArrays: boolean): Promise<Record<string, Snapshot>> {
+/** Every figure function this migration redefines, on every analysis, window and group, with rows as objects; `under012`: the store is migrated to 012 (rows come as arrays, read 13 is one function). */
+async function snapshot(under012: boolean): Promise<Record<string, Snapshot>> {
   const out: Record<string, Snapshot> = {};
   const analyses = (await db.query<{ id: string }>('SELECT id FROM analyses ORDER BY id')).rows;
   for (const { id } of analyses) {
     const groups = (await db.query<{ id: string }>('SELECT id FROM prompt_groups WHERE analysis_id = $1 ORDER BY id', [id])).rows;
-    // Read 13's parts for every run: its engines, and what changed since the finished run before it.
+    // Read 13 for every run: its engines, and what changed since the finished run before it (under 011
+    // two functions the read called in one statement, under 012 the one it calls).
     const runs: unknown[] = [];
     for (const r of (await db.query<{ id: string }>('SELECT id FROM runs WHERE analysis_id = $1 ORDER BY started_at, id', [id])).rows)
-      runs.push({
-        run: r.id,
-        engines: await one('api_run_engines($1, (SELECT engines FROM analyses WHERE id = $2))', [r.id, id]),
-        changes: await one('api_run_changes($1, $2)', [id, r.id]),
-      });
+      runs.push(
+        under012
+          ? await one(`(SELECT json_build_object('run', x.id, 'engines', x.engines, 'changes', x.changes) FROM api_run_read($1, $2) x)`, [
+              id,
+              r.id,
+            ])
+          : {
+              run: r.id,
+              engines: await one('api_run_engines($1, (SELECT engines FROM analyses WHERE id = $2))', [r.id, id]),
+              changes: await one('api_run_changes($1, $2)', [id, r.id]),
+            },
+      );
     for (const [name, from, to] of WINDOWS) {
       const args = [id, name, from, to];
       const series = await one<{ days: unknown[] | null }>(
@@ -69,14 +77,14 @@ async function snapshot(rowsAsArrays: boolean): Promise<Record<string, Snapshot>
           g,
           g === null,
         ]);
-        const rows = rowsAsArrays ? fromArrays(PROMPT_ROW_COLUMNS, (page.rows ?? null) as unknown[][] | null) : (page.rows ?? []);
+        const rows = under012 ? fromArrays(PROMPT_ROW_COLUMNS, (page.rows ?? null) as unknown[][] | null) : (page.rows ?? []);
         prompts.push({ ...page, rows: sortRows(rows) });
       }
       out[`${id} ${name ?? `${from}..${to}`}`] = {
         metrics: await one('api_fig_metrics($1, $2, $3, $4)', args),
         series: {
           ...series,
-          days: rowsAsArrays ? fromArrays(SERIES_COLUMNS, series.days as unknown[][] | null) : (series.days ?? []),
+          days: under012 ? fromArrays(SERIES_COLUMNS, series.days as unknown[][] | null) : (series.days ?? []),
         },
         prompts,
         runs,

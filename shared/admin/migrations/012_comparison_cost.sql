@@ -21,8 +21,9 @@
 --    every time it is called; the window's unfinished runs (called by the groups and group prompts reads)
 --    and a run's engines (once per run of reads 12 and 13) are now PL/pgSQL, whose plans are kept per
 --    backend like the reads' own.
--- 4. Read 13 in one call (api_run_read), and a run's changes with each entered/left set computed once for
---    both its first 50 names and its total.
+-- 4. Read 13 in one call (api_run_read, replacing api_run and api_run_changes): the run is looked up once,
+--    and the names that entered or left come from one full join per kind, ranked once for both the first
+--    50 and the total (011 ran four anti-joins, each twice).
 --
 -- Old migrations are never edited, so the functions changed here are redefined whole.
 
@@ -316,49 +317,34 @@ BEGIN
            WHERE re.run_id = p_run);
 END $$;
 
--- What changed since the previous finished run (011), the same answer: the four sets of names that
--- entered or left are each computed once, ranked once, and give both their first 50 and their total
--- (011 ran each anti-join twice, for the list and for its count).
-CREATE OR REPLACE FUNCTION api_run_changes(p_analysis uuid, p_run uuid) RETURNS json LANGUAGE plpgsql STABLE AS $$
-DECLARE
-  cur runs%ROWTYPE;
-  prev_id uuid;
-  prev_started timestamptz;
+-- What changed between a finished run and the finished run before it (p_prev: NULL when there is none),
+-- as api_run_changes of 011 answered it: the names that entered or left come from one full join of the
+-- two runs' names per kind (011 ran four anti-joins twice each, for a list and for its count), ranked
+-- once per set for both its first 50 and its total.
+CREATE FUNCTION fig_run_changes(p_run uuid, p_prev uuid, p_prev_started timestamptz) RETURNS json LANGUAGE plpgsql STABLE AS $$
 BEGIN
-  SELECT * INTO cur FROM runs r WHERE r.id = p_run AND r.analysis_id = p_analysis;
-  IF cur.id IS NULL OR cur.state <> 'finished' THEN
-    RETURN NULL;
-  END IF;
-  SELECT r.id, r.started_at INTO prev_id, prev_started
-    FROM runs r
-   WHERE r.analysis_id = p_analysis AND r.state = 'finished' AND r.started_at <= cur.started_at
-     AND (r.started_at < cur.started_at OR r.id < cur.id)
-   ORDER BY r.started_at DESC, r.id DESC
-   LIMIT 1;
   RETURN (
     WITH moved AS (
-      SELECT 'brands_entered' AS list, c.brand AS name, c.mentions AS n FROM fig_run_brand c
-       WHERE c.run_id = p_run AND prev_id IS NOT NULL
-         AND NOT EXISTS (SELECT 1 FROM fig_run_brand p WHERE p.run_id = prev_id AND p.brand = c.brand)
+      SELECT CASE WHEN p.brand IS NULL THEN 'brands_entered' ELSE 'brands_left' END AS list,
+             coalesce(c.brand, p.brand) AS name, coalesce(c.mentions, p.mentions) AS n
+        FROM (SELECT b.brand, b.mentions FROM fig_run_brand b WHERE b.run_id = p_run) c
+        FULL JOIN (SELECT b.brand, b.mentions FROM fig_run_brand b WHERE b.run_id = p_prev) p ON p.brand = c.brand
+       WHERE p_prev IS NOT NULL AND (c.brand IS NULL OR p.brand IS NULL)
       UNION ALL
-      SELECT 'brands_left', p.brand, p.mentions FROM fig_run_brand p
-       WHERE p.run_id = prev_id AND NOT EXISTS (SELECT 1 FROM fig_run_brand c WHERE c.run_id = p_run AND c.brand = p.brand)
-      UNION ALL
-      SELECT 'domains_entered', c.domain, c.citations FROM fig_run_domain c
-       WHERE c.run_id = p_run AND prev_id IS NOT NULL
-         AND NOT EXISTS (SELECT 1 FROM fig_run_domain p WHERE p.run_id = prev_id AND p.domain = c.domain)
-      UNION ALL
-      SELECT 'domains_left', p.domain, p.citations FROM fig_run_domain p
-       WHERE p.run_id = prev_id AND NOT EXISTS (SELECT 1 FROM fig_run_domain c WHERE c.run_id = p_run AND c.domain = p.domain)
+      SELECT CASE WHEN p.domain IS NULL THEN 'domains_entered' ELSE 'domains_left' END,
+             coalesce(c.domain, p.domain), coalesce(c.citations, p.citations)
+        FROM (SELECT d.domain, d.citations FROM fig_run_domain d WHERE d.run_id = p_run) c
+        FULL JOIN (SELECT d.domain, d.citations FROM fig_run_domain d WHERE d.run_id = p_prev) p ON p.domain = c.domain
+       WHERE p_prev IS NOT NULL AND (c.domain IS NULL OR p.domain IS NULL)
     ), ranked AS (
       SELECT m.list, m.name, row_number() OVER (PARTITION BY m.list ORDER BY m.n DESC, m.name COLLATE "C") AS i FROM moved m
     )
     SELECT json_build_object(
-      'previous_run', CASE WHEN prev_id IS NOT NULL THEN json_build_object('id', prev_id, 'started_at', prev_started) END,
+      'previous_run', CASE WHEN p_prev IS NOT NULL THEN json_build_object('id', p_prev, 'started_at', p_prev_started) END,
       'engines', (SELECT json_agg(json_build_object('run', CASE WHEN e.run_id = p_run THEN 0 ELSE 1 END, 'engine', e.engine,
                                                     'name', coalesce(n.name, e.engine), 'mentioned', e.mentioned, 'extracted', e.extracted))
                     FROM fig_run_engine e LEFT JOIN engines n ON n.key = e.engine
-                   WHERE e.run_id = p_run OR e.run_id = prev_id),
+                   WHERE e.run_id = p_run OR e.run_id = p_prev),
       'brands_entered', coalesce(json_agg(r.name ORDER BY r.i) FILTER (WHERE r.list = 'brands_entered' AND r.i <= 50), '[]'),
       'brands_entered_total', count(*) FILTER (WHERE r.list = 'brands_entered'),
       'brands_left', coalesce(json_agg(r.name ORDER BY r.i) FILTER (WHERE r.list = 'brands_left' AND r.i <= 50), '[]'),
@@ -371,21 +357,39 @@ BEGIN
 END $$;
 
 -- Read 13 in one call: the run (the latest when p_run is NULL), its engines, its changes and the
--- analysis's configured engines (for the order of the per-engine changes).
+-- analysis's configured engines (for the order of the per-engine changes). Replaces api_run (006) and
+-- api_run_changes (011), dropped below.
 CREATE FUNCTION api_run_read(p_analysis uuid, p_run uuid)
 RETURNS TABLE (id uuid, state text, started_at timestamptz, collected_at timestamptz, finished_at timestamptz, engines json,
                changes json, analysis_engines text[])
 LANGUAGE plpgsql STABLE AS $$
 #variable_conflict use_column
+DECLARE
+  r record;
+  prev_id uuid;
+  prev_started timestamptz;
 BEGIN
-  RETURN QUERY
-  SELECT r.id, r.state, r.started_at, r.collected_at, r.finished_at, api_run_engines(r.id, a.engines),
-         api_run_changes(p_analysis, r.id), a.engines
-    FROM runs r JOIN analyses a ON a.id = r.analysis_id
-   WHERE r.analysis_id = p_analysis AND (p_run IS NULL OR r.id = p_run)
-   ORDER BY r.started_at DESC, r.id DESC
+  SELECT x.id, x.state, x.started_at, x.collected_at, x.finished_at, a.engines INTO r
+    FROM runs x JOIN analyses a ON a.id = x.analysis_id
+   WHERE x.analysis_id = p_analysis AND (p_run IS NULL OR x.id = p_run)
+   ORDER BY x.started_at DESC, x.id DESC
    LIMIT 1;
+  IF r.id IS NULL THEN
+    RETURN;
+  END IF;
+  -- The previous finished run by start (then id); changes stay null until the run itself is finished.
+  IF r.state = 'finished' THEN
+    SELECT x.id, x.started_at INTO prev_id, prev_started
+      FROM runs x
+     WHERE x.analysis_id = p_analysis AND x.state = 'finished' AND x.started_at <= r.started_at
+       AND (x.started_at < r.started_at OR x.id < r.id)
+     ORDER BY x.started_at DESC, x.id DESC
+     LIMIT 1;
+  END IF;
+  RETURN QUERY
+  SELECT r.id, r.state, r.started_at, r.collected_at, r.finished_at, api_run_engines(r.id, r.engines),
+         CASE WHEN r.state = 'finished' THEN fig_run_changes(r.id, prev_id, prev_started) END, r.engines;
 END $$;
 
--- Read 13's statement of 006, replaced by api_run_read.
 DROP FUNCTION api_run(uuid, uuid);
+DROP FUNCTION api_run_changes(uuid, uuid);
