@@ -52,16 +52,15 @@ CREATE INDEX fig_run_prompts_day ON fig_run_prompts (analysis_id, day) INCLUDE (
 
 -- What a run's per-engine rows sum to: its recipes (sorted) and their digest, how many rows, and each
 -- measure summed over its engines (the types sum() gives, so a day of the series reads as it did).
-CREATE FUNCTION fig_run_summary(p_run uuid, OUT recipes text[], OUT recipes_digest text, OUT engine_rows integer,
-                                OUT answers bigint, OUT extracted bigint, OUT mentioned bigint, OUT
-                                    tracked_mentions bigint, OUT brand_mentions bigint, OUT position_sum numeric,
-                                    OUT position_n bigint, OUT sentiment_sum numeric, OUT sentiment_n bigint, OUT
-                                    citations bigint, OUT owned_citations bigint, OUT position_sq numeric, OUT
-                                    sentiment_sq numeric)
+CREATE FUNCTION fig_run_summary(
+  p_run uuid, OUT recipes text[], OUT recipes_digest text, OUT engine_rows integer,
+  OUT answers bigint, OUT extracted bigint, OUT mentioned bigint, OUT tracked_mentions bigint, OUT brand_mentions bigint,
+  OUT position_sum numeric, OUT position_n bigint, OUT sentiment_sum numeric, OUT sentiment_n bigint,
+  OUT citations bigint, OUT owned_citations bigint, OUT position_sq numeric, OUT sentiment_sq numeric)
 LANGUAGE sql STABLE AS $$
-  SELECT x.recipes, md5(x.recipes::text), x.n, x.answers, x.extracted, x.mentioned, x.tracked_mentions,
-      x.brand_mentions, x.position_sum, x.position_n, x.sentiment_sum, x.sentiment_n, x.citations,
-      x.owned_citations, x.position_sq, x.sentiment_sq
+  SELECT x.recipes, md5(x.recipes::text), x.n, x.answers, x.extracted, x.mentioned, x.tracked_mentions, x.brand_mentions,
+         x.position_sum, x.position_n, x.sentiment_sum, x.sentiment_n, x.citations, x.owned_citations, x.position_sq,
+         x.sentiment_sq
     FROM (SELECT coalesce(array_agg(DISTINCT e.recipe ORDER BY e.recipe) FILTER (WHERE e.recipe IS NOT NULL), '{}') AS recipes,
                  count(*)::integer AS n,
                  coalesce(sum(e.answers), 0) AS answers,
@@ -84,18 +83,21 @@ $$;
 -- together when the run is extracted again): the row takes the run's summary as it is written.
 CREATE FUNCTION fig_run_prompts_summary() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  SELECT s.* INTO NEW.recipes, NEW.recipes_digest, NEW.engine_rows, NEW.answers, NEW.extracted, NEW.mentioned,
-      NEW.tracked_mentions, NEW.brand_mentions, NEW.position_sum, NEW.position_n, NEW.sentiment_sum,
-      NEW.sentiment_n, NEW.citations, NEW.owned_citations, NEW.position_sq, NEW.sentiment_sq
+  SELECT s.* INTO NEW.recipes, NEW.recipes_digest, NEW.engine_rows,
+                  NEW.answers, NEW.extracted, NEW.mentioned, NEW.tracked_mentions, NEW.brand_mentions,
+                  NEW.position_sum, NEW.position_n, NEW.sentiment_sum, NEW.sentiment_n,
+                  NEW.citations, NEW.owned_citations, NEW.position_sq, NEW.sentiment_sq
     FROM fig_run_summary(NEW.run_id) s;
   RETURN NEW;
 END $$;
 CREATE TRIGGER fig_run_prompts_summary BEFORE INSERT ON fig_run_prompts
   FOR EACH ROW EXECUTE FUNCTION fig_run_prompts_summary();
 
-UPDATE fig_run_prompts f SET (recipes, recipes_digest, engine_rows, answers, extracted, mentioned,
-    tracked_mentions, brand_mentions, position_sum, position_n, sentiment_sum, sentiment_n, citations,
-    owned_citations, position_sq, sentiment_sq) = (SELECT s.* FROM fig_run_summary(f.run_id) s);
+UPDATE fig_run_prompts f
+   SET (recipes, recipes_digest, engine_rows,
+        answers, extracted, mentioned, tracked_mentions, brand_mentions,
+        position_sum, position_n, sentiment_sum, sentiment_n,
+        citations, owned_citations, position_sq, sentiment_sq) = (SELECT s.* FROM fig_run_summary(f.run_id) s);
 
 -- Every finished run has its row (finish_run_extraction writes it; 011 filled only runs that had
 -- per-engine rows, so a run finished with no engine before 011 has none yet).

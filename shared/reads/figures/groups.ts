@@ -102,11 +102,6 @@ export const groupPromptListSchema = figureListOf(
   'Prompts of one group (or of none) at question grain, with per-engine metrics over the window; ordered by creation, paged by limit and offset on a single page (next_cursor null).',
 );
 
-/**
- * What a prompt of the page weighs per engine of the analysis, and the page size that stays within what
- * every assistant host shows whole (ASSISTANT_DEFAULT_CHARS) at six engines: quoted by the description,
- * held to the measurement by the 1-year reliability test; the MCP tool's default page.
- */
 type PromptRow = Sums & { period: number; prompt_id: string; engine: string };
 /** The order of a row's values as api_fig_group_prompts sends them (migration 012). */
 export const PROMPT_ROW_COLUMNS = ['period', 'prompt_id', 'engine', ...MEASURES] as const satisfies readonly (keyof PromptRow)[];
@@ -118,6 +113,11 @@ interface PromptSums {
   pending: Map<string, number>;
 }
 
+/**
+ * What a prompt of the page weighs per engine of the analysis, and the page size that stays within what
+ * every assistant host shows whole (ASSISTANT_DEFAULT_CHARS) at six engines: quoted by the description,
+ * held to the measurement by the 1-year reliability test; the MCP tool's default page.
+ */
 export const GROUP_PROMPT_SIZE = { engineBytes: 1400, engines: 6, limit: 4 } as const;
 
 export const listGroupPrompts = defineRead({
