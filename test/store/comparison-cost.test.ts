@@ -1,7 +1,6 @@
 import { copyFile, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { seedDemo } from '#shared/admin/demo.js';
 import { MIGRATIONS_DIR, migrate } from '#shared/admin/migrate.js';
@@ -10,16 +9,16 @@ import { fromArrays, MEASURES } from '#shared/reads/figures/load.js';
 import { SERIES_COLUMNS } from '#shared/reads/figures/timeseries.js';
 import type { Queryable } from '#shared/store/queryable.js';
 import { EDGE_IDS, seedFigureEdgesFixture } from '../fixtures/figure-edges.js';
+import { freshStore, type Store } from '../harness/pglite.js';
 
 /**
  * Migration 012 changes how the figure functions compute, never what they return: a store filled under
  * 011 answers every figure function the same after 012 (the comparison's recipes and prompt change, the
  * per-engine sums, the series days and a group's prompt rows, the last two now sent as arrays; a run's
- * engines and changes), its
- * backfill gives every run's row its recipes and every finished run a row, and runs extracted afterwards
- * get their recipes from the trigger.
+ * engines and changes), its backfill gives every run's row its summary and every finished run a row, and
+ * runs extracted afterwards get their summary from the trigger.
  */
-let pg: PGlite;
+let store: Store;
 let db: Queryable;
 let before011: string;
 const WINDOWS: Array<[string | null, string | null, string | null]> = [
@@ -36,21 +35,22 @@ const one = async <T>(sql: string, params: unknown[] = []): Promise<T> =>
   JSON.parse(((await db.query<{ r: string }>(`SELECT (${sql})::text AS r`, params)).rows[0] as { r: string }).r) as T;
 
 interface Snapshot {
-  metrics: unknown;
-  series: unknown;
-  prompts: unknown;
-  runs: unknown;
+  /** Per analysis and window: the figure functions. */
+  figures: Record<string, { metrics: unknown; series: unknown; prompts: unknown }>;
+  /** Per analysis: read 13 for each of its runs. */
+  runs: Record<string, unknown[]>;
 }
 
 /** Every figure function this migration redefines, on every analysis, window and group, with rows as objects; `under012`: the store is migrated to 012 (rows come as arrays, read 13 is one function). */
-async function snapshot(under012: boolean): Promise<Record<string, Snapshot>> {
-  const out: Record<string, Snapshot> = {};
+async function snapshot(under012: boolean): Promise<Snapshot> {
+  const out: Snapshot = { figures: {}, runs: {} };
   const analyses = (await db.query<{ id: string }>('SELECT id FROM analyses ORDER BY id')).rows;
   for (const { id } of analyses) {
     const groups = (await db.query<{ id: string }>('SELECT id FROM prompt_groups WHERE analysis_id = $1 ORDER BY id', [id])).rows;
     // Read 13 for every run: its engines, and what changed since the finished run before it (under 011
     // two functions the read called in one statement, under 012 the one it calls).
     const runs: unknown[] = [];
+    out.runs[id] = runs;
     for (const r of (await db.query<{ id: string }>('SELECT id FROM runs WHERE analysis_id = $1 ORDER BY started_at, id', [id])).rows)
       runs.push(
         under012
@@ -80,14 +80,13 @@ async function snapshot(under012: boolean): Promise<Record<string, Snapshot>> {
         const rows = under012 ? fromArrays(PROMPT_ROW_COLUMNS, (page.rows ?? null) as unknown[][] | null) : (page.rows ?? []);
         prompts.push({ ...page, rows: sortRows(rows) });
       }
-      out[`${id} ${name ?? `${from}..${to}`}`] = {
+      out.figures[`${id} ${name ?? `${from}..${to}`}`] = {
         metrics: await one('api_fig_metrics($1, $2, $3, $4)', args),
         series: {
           ...series,
           days: under012 ? fromArrays(SERIES_COLUMNS, series.days as unknown[][] | null) : (series.days ?? []),
         },
         prompts,
-        runs,
       };
     }
   }
@@ -119,18 +118,14 @@ const recipesOfEngines = async () =>
         FROM fig_run_prompts f ORDER BY f.run_id`)
   ).rows;
 
-let under011: Record<string, Snapshot>;
+let under011: Snapshot;
 let dropped: string;
 
 beforeAll(async () => {
-  pg = await PGlite.create();
-  db = {
-    query: <R>(text: string, params?: unknown[]) =>
-      params ? pg.query<R>(text, params) : pg.exec(text).then((r) => (r[r.length - 1] ?? { rows: [] }) as { rows: R[] }),
-  };
   before011 = await mkdtemp(join(tmpdir(), 'geo-mig-011-'));
   for (const f of await readdir(MIGRATIONS_DIR)) if (f < '012') await copyFile(join(MIGRATIONS_DIR, f), join(before011, f));
-  await migrate(db, before011);
+  store = await freshStore(before011);
+  db = store.db;
   await seedDemo(db, { endDate: '2025-06-30' });
   await seedFigureEdgesFixture(db);
   // A finished run without its row, as 011 left runs finished with no engine.
@@ -142,20 +137,22 @@ beforeAll(async () => {
 }, 240_000);
 
 afterAll(async () => {
-  await pg.close();
+  await store.pg.close();
   await rm(before011, { recursive: true, force: true });
 });
 
 describe('migration 012 on a store filled under 011', () => {
   test('every figure function answers as before: comparison, sums, series days, group prompt rows', async () => {
     const after = await snapshot(true);
-    expect(Object.keys(after)).toEqual(Object.keys(under011));
-    expect(Object.keys(after).length).toBeGreaterThan(20);
-    for (const key of Object.keys(under011)) expect([key, after[key]]).toEqual([key, under011[key]]);
+    expect(Object.keys(after.figures)).toEqual(Object.keys(under011.figures));
+    expect(Object.keys(after.figures).length).toBeGreaterThan(20);
+    for (const key of Object.keys(under011.figures)) expect([key, after.figures[key]]).toEqual([key, under011.figures[key]]);
+    expect(Object.keys(after.runs)).toEqual(Object.keys(under011.runs));
+    for (const key of Object.keys(under011.runs)) expect([key, after.runs[key]]).toEqual([key, under011.runs[key]]);
   });
 
   test('the comparisons compared are not all alike: recipes, prompts and engines differ in some', () => {
-    const changes = Object.values(under011).map(
+    const changes = Object.values(under011.figures).map(
       (s) => (s.metrics as { common: { recipes: string[]; previous_recipes: string[] | null; prompts_changed: boolean | null } }).common,
     );
     expect(changes.some((c) => c.prompts_changed === true)).toBe(true);
@@ -171,7 +168,7 @@ describe('migration 012 on a store filled under 011', () => {
       domains_entered: string[];
       domains_left: string[];
     } | null;
-    const all = Object.values(under011).flatMap((s) => (s.runs as Array<{ changes: Changes }>).map((r) => r.changes));
+    const all = Object.values(under011.runs).flatMap((runs) => (runs as Array<{ changes: Changes }>).map((r) => r.changes));
     expect(all.some((c) => c !== null && c.previous_run === null)).toBe(true);
     expect(all.some((c) => c === null)).toBe(true);
     for (const list of ['brands_entered', 'brands_left', 'domains_entered', 'domains_left'] as const)

@@ -198,9 +198,9 @@ BEGIN
     'prompts_changed', cmp.prompts_changed);
 END $$;
 
--- The time series: a day's figures from its run's summary row; one array per day, columns in this order (SERIES_COLUMNS in
--- shared/reads/figures/timeseries.ts): day, id, state, pending, has_rows, then the measures in the order
--- of MEASURES (shared/reads/figures/load.ts).
+-- The time series: a day's figures from its run's summary row; one array per day, columns in this order
+-- (SERIES_COLUMNS in shared/reads/figures/timeseries.ts): day, id, state, pending, has_rows, then the
+-- measures in the order of MEASURES (shared/reads/figures/load.ts).
 CREATE OR REPLACE FUNCTION api_fig_series(p_analysis uuid, p_window text, p_from date, p_to date) RETURNS json
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
