@@ -94,9 +94,9 @@ export interface TimeoutSettings {
 
 /**
  * The longest one call can take before the function answers, term by term. The worst path: the
- * identity statement needs a fresh connection (cold pool, or its connection was dropped) and so does the
+ * caller statement needs a fresh connection (cold pool, or its connection was dropped) and so does the
  * data statement (its connection dropped meanwhile): two connection attempts, each bounded by
- * dbConnectMs; the identity statement and one data statement (every read is a single statement), each
+ * dbConnectMs; the caller statement and one data statement (every read is a single statement), each
  * bounded client-side by dbStatementMs + the grace; the budget UpdateItem, whose request timeout runs
  * from the start of the request and so bounds its connection too; and the margin.
  */

@@ -38,7 +38,7 @@ export class StatelessStack extends Stack {
     // Timeouts, innermost first. A paused Aurora takes 15-20 s to resume. A function gives up a connection
     // attempt after dbConnectMs and answers 503 upstream_timeout itself; the wake continues meanwhile, so
     // the single retry the contract recommends lands on a warm cluster. The worst call (two connection
-    // attempts, identity statement, budget call, data statement, margin: lib/config.ts worstCallMs) must
+    // attempts, caller statement, budget call, data statement, margin: lib/config.ts worstCallMs) must
     // fit the Lambda timeout, which must stay below the integration timeout, so the caller always gets our
     // error body and never API Gateway's bare 503: config.ts refuses any setting that breaks this order.
     const switchEnv = {

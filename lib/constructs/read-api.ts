@@ -7,11 +7,11 @@ import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { BASE_PATH } from '#shared/http/paths.js';
-import { DEFAULT_TARGET, type Target } from '#shared/http/routes.js';
 import type { ReadDef } from '#shared/reads/types.js';
+import { BASE_PATH } from '#shared/rest/paths.js';
+import { DEFAULT_TARGET, type Target } from '#shared/rest/routes.js';
 
-/** Every function behind the gateway (shared/http/routes.ts): the read families, mcp and openapi. */
+/** Every function behind the gateway (shared/rest/routes.ts): the read families, mcp and openapi. */
 export type RouteTarget = Target;
 
 export interface ReadApiProps {
@@ -27,7 +27,7 @@ export interface ReadApiProps {
 }
 
 /**
- * HTTP API (payload 2.0), with the routes of shared/http/routes.ts: one GET per read, GET /openapi.json and
+ * HTTP API (payload 2.0), with the routes of shared/rest/routes.ts: one GET per read, GET /openapi.json and
  * POST /mcp (Streamable HTTP, stateless). Everything else takes the $default route to the openapi
  * function, which answers from the contract: 404 not_found for an unknown path, 405 method_not_allowed
  * with Allow for a known path under another method (GET or DELETE /mcp: Allow: POST), in the service's

@@ -14,8 +14,8 @@ import { fileURLToPath } from 'node:url';
 import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { BASE_PATH } from '#shared/http/routes.js';
 import { reads } from '#shared/reads/registry.js';
+import { BASE_PATH } from '#shared/rest/routes.js';
 import { createBudgetTable, startBudgetStore } from '../../test/harness/stores.js';
 import { freshDemoStore } from '../../test/reliability/support/stores.js';
 

@@ -4,7 +4,7 @@ import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { setPriority } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { OPENAPI_FILE } from '#shared/http/serialize-openapi.js';
+import { OPENAPI_FILE } from '#shared/rest/serialize-openapi.js';
 import type { LocalPage, LocalPages } from '../../test/harness/adapter.js';
 
 /**

@@ -1,9 +1,9 @@
 import * as z from 'zod';
 import { AUTH_REALM } from '#shared/errors.js';
-import { BASE_PATH } from '#shared/http/paths.js';
 import { closeReferences, convert, type JsonSchema, shareParts } from '#shared/reads/contracts/json-schema.js';
 import { reads as table } from '#shared/reads/registry.js';
 import { type Family, isScoped, pathParams, type ReadDef } from '#shared/reads/types.js';
+import { BASE_PATH } from '#shared/rest/paths.js';
 import { errorSchema } from './error-contract.js';
 import { COMMON_CODES, errorCode } from './errors.js';
 
@@ -340,7 +340,7 @@ function mcpOperations(parts: Parts, examples?: Examples): Record<string, Operat
     },
     // The two other methods of the Streamable HTTP transport, which a stateless server answers with 405
     // (the transport spec's answer for "no stream offered" and "sessions cannot be ended"). No route
-    // takes them: the gateway's $default does, before any key (shared/http/openapi-handler.ts).
+    // takes them: the gateway's $default does, before any key (shared/rest/openapi-handler.ts).
     get: refusedMcpMethod(parts, 'mcp_open_stream', 'No server stream (405)', 'opens a stream of server-to-client messages'),
     delete: refusedMcpMethod(parts, 'mcp_end_session', 'No session to end (405)', 'ends a session'),
   };

@@ -1,9 +1,9 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { OPENAPI_FILE, serializeOpenApi } from '#shared/http/serialize-openapi.js';
 import { tools } from '#shared/mcp/tools.js';
 import { reads } from '#shared/reads/registry.js';
+import { OPENAPI_FILE, serializeOpenApi } from '#shared/rest/serialize-openapi.js';
 import { CLIENT_TYPES_FILE, clientTypes } from './client.js';
 import { buildOpenApi } from './document.js';
 import { generateExamples } from './examples.js';

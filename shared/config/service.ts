@@ -16,7 +16,7 @@ const schema = z.object({
   /**
    * The writer's host, when DB_HOST (or DATABASE_URL) is a read-only endpoint (Aurora readers behind the
    * proxy's read-only endpoint): the key's last_used_at stamp goes there, on a pool of one connection
-   * with the same port, database, user and authentication. Unset: the identity statement keeps the stamp
+   * with the same port, database, user and authentication. Unset: the caller statement keeps the stamp
    * itself where the session may write, and skips it where it may not.
    */
   DB_WRITER_HOST: z.string().min(1).optional(),

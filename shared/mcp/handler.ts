@@ -12,12 +12,13 @@ import {
   specTypeSchemas,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
+import { keyedChain } from '../chain/keyed-chain.js';
 import type { Config } from '../config/service.js';
 import { type ApiError, InvalidRequest, OriginNotAllowed, toApiError } from '../errors.js';
-import { type Event, keyedChain, type Result } from '../http/chain.js';
 import { logFault } from '../log.js';
 import { spendBudget } from '../middleware/budget.js';
 import { type Call, type CallContext, settled, timed } from '../middleware/call-state.js';
+import type { Event, Result } from '../middleware/response.js';
 import { prepareRead, readContext } from '../reads/execute.js';
 import { type BudgetState, type RateLimit, rateLimitOf } from '../store/budget.js';
 import type { Services } from '../store/services.js';
@@ -73,7 +74,7 @@ class RpcError extends Error {
 /**
  * What is refused before any key check: an Origin that is present and not allowed (MCP transport
  * spec, "Security Warning": against DNS rebinding of a local server, and web pages calling with a key
- * they got hold of). No method check: only POST /mcp reaches this function (shared/http/routes.ts for the
+ * they got hold of). No method check: only POST /mcp reaches this function (shared/rest/routes.ts for the
  * local adapter, lib/constructs/read-api.ts for the gateway, both pinned by test/infra/routes.test.ts);
  * GET, DELETE and the rest take $default, whose function answers 405 with Allow: POST from the contract.
  */
@@ -229,7 +230,7 @@ interface Incoming {
 
 const incoming = new WeakMap<Event, Incoming>();
 
-/** The body and message of the request, decoded and parsed once (the identity step and the handler both read them). */
+/** The body and message of the request, decoded and parsed once (the authenticate step and the handler both read them). */
 function incomingOf(event: Event): Incoming {
   const known = incoming.get(event);
   if (known) return known;
@@ -248,7 +249,7 @@ function incomingOf(event: Event): Incoming {
 }
 
 /**
- * The analysis a tools/call names (its `analysis` argument, as the request carries it), so the identity
+ * The analysis a tools/call names (its `analysis` argument, as the request carries it), so the caller
  * statement resolves it with the key; undefined for any other message, or a body the handler will refuse.
  */
 export function toolAnalysis(event: Event): string | undefined {

@@ -46,7 +46,7 @@ export function authenticateMiddleware(opts: {
       const call = request.context.call;
       const analysis = reference(request.event);
       const fp = fingerprint(secret);
-      call.caller = await timed(call, 'identity', () => (analysis === undefined ? opts.lookup(fp) : opts.lookup(fp, analysis)));
+      call.caller = await timed(call, 'caller', () => (analysis === undefined ? opts.lookup(fp) : opts.lookup(fp, analysis)));
     },
     after: stamped,
     onError: stamped,

@@ -9,7 +9,7 @@ import type { Event, Result } from './response.js';
 
 /** Milliseconds spent in each stage, for the request log and Server-Timing. */
 export interface Timings {
-  identity?: number;
+  caller?: number;
   budget?: number;
   data?: number;
 }

@@ -22,7 +22,7 @@ export function requestLogMiddleware(): MiddlewareObj<Event, Result, Error, Call
       status: request.response?.statusCode ?? (request.error ? 500 : 200),
       error_code: call.error?.code,
       duration_ms: Math.round((performance.now() - call.startedAt) * 100) / 100,
-      identity_ms: call.timings.identity,
+      caller_ms: call.timings.caller,
       budget_ms: call.timings.budget,
       data_ms: call.timings.data,
     });

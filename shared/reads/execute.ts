@@ -2,14 +2,14 @@ import type { Config } from '../config/service.js';
 import { AnalysisNotFound, InternalError } from '../errors.js';
 import { isUuid } from '../formats.js';
 import type { BudgetState } from '../store/budget.js';
-import type { Caller } from '../store/caller.js';
+import type { Caller, ReachedAnalysis } from '../store/caller.js';
 import type { Db } from '../store/db.js';
-import { type AnalysisRef, isScoped, type ReadContext, type ReadDef, type ReadInput } from './types.js';
+import { isScoped, type ReadContext, type ReadDef, type ReadInput } from './types.js';
 import { validateInput } from './validate.js';
 
 /**
  * How an analysis reference is compared: one shaped like a uuid names an analysis by id, in any case; any
- * other is a slug, exact (the identity statement, migration 009, applies the same rule).
+ * other is a slug, exact (the caller statement, migration 009, applies the same rule).
  */
 export function canonicalRef(ref: string): string {
   return isUuid(ref) ? ref.toLowerCase() : ref;
@@ -18,13 +18,13 @@ export function canonicalRef(ref: string): string {
 /**
  * The analysis named by slug or id, if the key reaches it now. Absent and out-of-reach are the same
  * refusal, on purpose (docs/contract.md#authentication point 11), and came from the same statement. The
- * identity statement resolved the reference the call carries, so this costs no round trip; a read naming
+ * caller statement resolved the reference the call carries, so this costs no round trip; a read naming
  * another reference than the one resolved is a wiring fault, refused as internal_error, never served.
  */
-export function resolveAnalysis(caller: Caller, ref: string): AnalysisRef {
+export function resolveAnalysis(caller: Caller, ref: string): ReachedAnalysis {
   const named = caller.reach.named;
   if (!named || canonicalRef(named.ref) !== canonicalRef(ref))
-    throw new InternalError(new Error('the read names an analysis other than the one the identity statement resolved'));
+    throw new InternalError(new Error('the read names an analysis other than the one the caller statement resolved'));
   if (!named.analysis) throw new AnalysisNotFound();
   return named.analysis;
 }
@@ -32,7 +32,7 @@ export function resolveAnalysis(caller: Caller, ref: string): AnalysisRef {
 /** A read's input once validated, and the analysis it names resolved inside the key's reach. */
 export interface Prepared {
   input: ReadInput;
-  analysis: AnalysisRef | undefined;
+  analysis: ReachedAnalysis | undefined;
 }
 
 /** Parse, then check reach, before any data query (PostgREST's order). Shared by REST and MCP. */
@@ -53,7 +53,7 @@ export function readContext(
   requestId: string,
   caller: Caller,
   budget: BudgetState,
-  analysis: AnalysisRef | undefined,
+  analysis: ReachedAnalysis | undefined,
 ): ReadContext {
   return { requestId, caller, budget, db: deps.db, analysis, now: new Date(), cursorSecret: deps.config.CURSOR_SECRET };
 }

@@ -1,18 +1,12 @@
 import type { z } from 'zod';
 import { InternalError } from '../errors.js';
 import type { BudgetState } from '../store/budget.js';
-import type { Caller } from '../store/caller.js';
+import type { Caller, ReachedAnalysis } from '../store/caller.js';
 import type { Db } from '../store/db.js';
 
 /** The Lambda that serves a read. One family, one function, one bundle. */
 export type Family = 'identity' | 'figures' | 'catalog';
 export const FAMILIES: readonly Family[] = ['identity', 'figures', 'catalog'];
-
-/** An analysis as the key reaches it: its id for the store, its slug for the caller. */
-export interface AnalysisRef {
-  id: string;
-  slug: string;
-}
 
 /** A read's input after validation by its own schema: path and query parameters with typed values. */
 export type ReadInput = Record<string, unknown>;
@@ -23,7 +17,7 @@ export interface ReadContext {
   budget: BudgetState;
   db: Db;
   /** The analysis named in the path, resolved inside the key's reach (scoped reads only). */
-  analysis: AnalysisRef | undefined;
+  analysis: ReachedAnalysis | undefined;
   now: Date;
   /** HMAC key for the cursors of paged reads (shared/reads/cursor.ts). */
   cursorSecret: string;
@@ -67,7 +61,7 @@ export function isScoped(read: Pick<ReadDef, 'path'>): boolean {
  * The analysis of a scoped read (its path has {analysis}), resolved before the read runs. A scoped read
  * run without one is a wiring fault, refused as internal_error.
  */
-export function scopedAnalysis(ctx: Pick<ReadContext, 'analysis'>): AnalysisRef {
+export function scopedAnalysis(ctx: Pick<ReadContext, 'analysis'>): ReachedAnalysis {
   if (!ctx.analysis) throw new InternalError(new Error('a scoped read ran without its analysis'));
   return ctx.analysis;
 }

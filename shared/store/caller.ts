@@ -11,7 +11,7 @@ import { StoreError, storeFaultCause } from './faults.js';
  * also says whether the last_used_at stamp is due, and keeps it itself when asked to and the session may
  * write (the role may update that column only).
  */
-const IDENTITY_SQL = 'SELECT * FROM api_caller($1::text, $2::integer, $3::text, $4::boolean)';
+const CALLER_SQL = 'SELECT * FROM api_caller($1::text, $2::integer, $3::text, $4::boolean)';
 
 /** An analysis as the key reaches it: its id for the store, its slug for the caller. */
 export interface ReachedAnalysis {
@@ -79,7 +79,7 @@ export interface CallerOptions {
   planCeilings?: Record<string, number> | undefined;
   /**
    * Keeps a due last_used_at stamp on a connection of its own (a writer, when the service reads from a
-   * read-only endpoint); resolves, never rejects. Without it the identity statement keeps the stamp
+   * read-only endpoint); resolves, never rejects. Without it the caller statement keeps the stamp
    * itself, where the session may write.
    */
   stamp?: ((keyId: string) => Promise<void>) | undefined;
@@ -98,7 +98,7 @@ export async function lookupCaller(db: Db, fp: string, opts: CallerOptions, anal
   const ref = analysis === undefined || analysis.includes('\u0000') ? null : analysis;
   let rows: CallerRow[];
   try {
-    rows = await db.query<CallerRow>(IDENTITY_SQL, [fp, opts.lastUsedThrottleSeconds, ref, opts.stamp === undefined]);
+    rows = await db.query<CallerRow>(CALLER_SQL, [fp, opts.lastUsedThrottleSeconds, ref, opts.stamp === undefined]);
   } catch (err) {
     if (err instanceof ApiError) throw err;
     throw new RateLimitUnavailable(err instanceof StoreError ? err.cause : storeFaultCause(err, 'query'));

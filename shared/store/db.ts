@@ -72,7 +72,7 @@ function iamToken(cfg: Config): () => Promise<string> {
 /**
  * The refusal a store failure calls for (docs/errors.md#faults): unavailable → 503 upstream_timeout with the
  * wake delay; configuration → 500 internal_error; a failed statement is left to the caller (a read
- * answers internal_error, the identity statement rate_limit_unavailable). Each carries its cause for the log.
+ * answers internal_error, the caller statement rate_limit_unavailable). Each carries its cause for the log.
  */
 export function storeFailure(err: unknown, phase: StorePhase): Error {
   const cause: FaultCause = storeFaultCause(err, phase);
@@ -88,8 +88,8 @@ const ignore = (): void => undefined;
 /**
  * Wraps a pool: every statement checks out a connection and runs on it, so a failure is known to come
  * from opening a connection (startup, TLS, login) or from the statement, and is classified accordingly.
- * A call runs two statements in turn (identity, then its read), so the read's connection goes through
- * the same path, and the same classification, as the identity's.
+ * A call runs two statements in turn (the caller statement, then its read), so the read's connection goes through
+ * the same path, and the same classification, as the caller statement's.
  */
 export function createDb(pool: pg.Pool): Db {
   return {

@@ -8,7 +8,7 @@ import { types } from '../builtins.js';
  *                   500 internal_error; retrying does not help, the operator must fix it.
  *  - statement:     the store answered and this statement failed (deadlock, lock timeout, a read-only
  *                   session after a failover...): internal_error in a read, rate_limit_unavailable
- *                   in the identity and reach statement (docs/contract.md#errors).
+ *                   in the caller statement (key, plan, reach; docs/contract.md#errors).
  */
 export type StoreFault = 'unavailable' | 'configuration' | 'statement';
 

@@ -4,7 +4,7 @@ import type { Db } from './db.js';
 import { StoreError, storeFaultCause } from './faults.js';
 
 /**
- * The stamp on the writer: only if it is still due there (the reader the identity statement ran on may lag
+ * The stamp on the writer: only if it is still due there (the reader the caller statement ran on may lag
  * behind), never waiting for a row lock another transaction holds.
  */
 const STAMP_SQL = `UPDATE api_keys u SET last_used_at = now()

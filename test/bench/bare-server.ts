@@ -9,11 +9,11 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
-import { BASE_PATH, matchPath } from '#shared/http/paths.js';
 import { fingerprint } from '#shared/keys.js';
 import { me } from '#shared/reads/identity/me.js';
 import { readsByFamily } from '#shared/reads/registry.js';
 import type { ReadContext, ReadDef } from '#shared/reads/types.js';
+import { BASE_PATH, matchPath } from '#shared/rest/paths.js';
 import { lookupCaller } from '#shared/store/caller.js';
 import { createDb } from '#shared/store/db.js';
 

@@ -8,7 +8,7 @@ import { benchApi, type Stats, serverDatabase, stats, table, withUser } from './
  * real PostgreSQL server, through the whole HTTP chain (auth, budget, read). One year, then three years,
  * and the ratio between the two: a longer history must cost little more, since reads sum month
  * aggregates plus the edge days, never answers. Each call's Server-Timing header splits it into the key
- * lookup (identity), the budget counter (budget) and the read's own statements (data), so a change to the
+ * lookup (caller), the budget counter (budget) and the read's own statements (data), so a change to the
  * figures' SQL shows apart from the rest of the chain.
  *
  * BENCH_YEARS (default "1,3") picks the histories; BENCH_DB_PREFIX (default geo_bench) names their
@@ -19,14 +19,14 @@ const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 100);
 const WARMUP = 10;
 const YEARS = (process.env.BENCH_YEARS ?? '1,3').split(',').map(Number) as Array<1 | 3>;
 const PREFIX = process.env.BENCH_DB_PREFIX ?? 'geo_bench';
-const STAGES = ['identity', 'budget', 'data'] as const;
+const STAGES = ['caller', 'budget', 'data'] as const;
 
 interface Split {
   whole: Stats;
   stages: Record<(typeof STAGES)[number], Stats>;
 }
 
-/** `identity;dur=1.2, budget;dur=0.8, data;dur=3.4` as milliseconds by stage. */
+/** `caller;dur=1.2, budget;dur=0.8, data;dur=3.4` as milliseconds by stage. */
 function serverTiming(header: string | null): Record<string, number> {
   const out: Record<string, number> = {};
   for (const part of (header ?? '').split(',')) {
@@ -48,7 +48,7 @@ async function measureSplit(api: LocalApi, key: string, path: string): Promise<S
   };
   for (let i = 0; i < WARMUP; i += 1) await once();
   const whole: number[] = [];
-  const byStage: Record<string, number[]> = { identity: [], budget: [], data: [] };
+  const byStage: Record<string, number[]> = { caller: [], budget: [], data: [] };
   for (let i = 0; i < SAMPLES; i += 1) {
     const { ms, timing } = await once();
     whole.push(ms);
@@ -56,7 +56,7 @@ async function measureSplit(api: LocalApi, key: string, path: string): Promise<S
   }
   return {
     whole: stats(whole),
-    stages: { identity: stats(byStage.identity ?? []), budget: stats(byStage.budget ?? []), data: stats(byStage.data ?? []) },
+    stages: { caller: stats(byStage.caller ?? []), budget: stats(byStage.budget ?? []), data: stats(byStage.data ?? []) },
   };
 }
 
@@ -113,7 +113,7 @@ export default async function run(): Promise<string> {
         window,
         history: `${years}y`,
         'whole p50 ms': s.whole.p50,
-        'identity p50 ms': s.stages.identity.p50,
+        'caller p50 ms': s.stages.caller.p50,
         'budget p50 ms': s.stages.budget.p50,
         'data p50 ms': s.stages.data.p50,
         'data p95 ms': s.stages.data.p95,

@@ -2,7 +2,7 @@ import { benchApi, demoStore, measure, stats, table } from './harness.js';
 
 /**
  * Warm p50/p95 of /me and /analyses through the local HTTP adapter, on the PostgreSQL server and on
- * the embedded PGlite, with the split the chain reports in Server-Timing: identity SQL (one round
+ * the embedded PGlite, with the split the chain reports in Server-Timing: caller SQL (one round
  * trip), budget UpdateItem (one), data query.
  */
 function split(header: string | null): Record<string, number> {
@@ -38,7 +38,7 @@ export default async function run(): Promise<string> {
         read: `GET ${path}`,
         'p50 ms': s.p50,
         'p95 ms': s.p95,
-        'identity SQL p50': stats(parts.identity!).p50,
+        'caller SQL p50': stats(parts.identity!).p50,
         'budget UpdateItem p50': stats(parts.budget!).p50,
         'data query p50': stats(parts.data!).p50,
       });

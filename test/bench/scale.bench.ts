@@ -155,8 +155,7 @@ interface Case {
 
 /**
  * The statements alone, inside the database: each run `n` times in a loop of PL/pgSQL (plans kept, as per
- * backend in service), batches of every size in turn; microseconds per call, median of the batches. The
- * identity statement of the previous release (api_identity, migration 006) is measured beside it.
+ * backend in service), batches of every size in turn; microseconds per call, median of the batches.
  */
 async function statementCosts(url: string): Promise<string> {
   const db = new pg.Client({ connectionString: url });
@@ -170,7 +169,6 @@ async function statementCosts(url: string): Promise<string> {
       END $$`);
     const lit = (v: string) => `'${v.replaceAll("'", "''")}'`;
     const statements: Record<string, (ws: number, scope: Scope, last: string) => string> = {
-      'api_identity (006), the whole reach': (ws, scope) => `SELECT * FROM api_identity(${lit(fingerprint(secret(ws, scope)))}, 0)`,
       'api_caller, no analysis (/me)': (ws, scope) => `SELECT * FROM api_caller(${lit(fingerprint(secret(ws, scope)))}, 0, NULL, false)`,
       'api_caller, analysis by slug': (ws, scope) => `SELECT * FROM api_caller(${lit(fingerprint(secret(ws, scope)))}, 0, 'target', false)`,
       'api_analyses_page, first page': (ws, scope) =>
@@ -188,20 +186,19 @@ async function statementCosts(url: string): Promise<string> {
         ).rows.map((r) => r.slug);
         lastAfter.set(`${i + 1}|${scope}`, all.length > 50 ? (all[all.length - 51] as string) : '');
       }
-    // Batches of 200 calls (20 for the previous release's statement, which takes milliseconds at 10,000).
+    // Batches of 200 calls.
     const N = 200;
     const BATCHES = 9;
     const rows: Array<Record<string, string | number>> = [];
     for (const [name, sql] of Object.entries(statements))
       for (const scope of SCOPES) {
-        const n = name.startsWith('api_identity') ? N / 10 : N;
         const per: number[][] = SIZES.map(() => []);
         const texts = SIZES.map((_, i) => sql(i + 1, scope, lastAfter.get(`${i + 1}|${scope}`) ?? ''));
         for (const text of texts) await db.query('SELECT pg_temp.bench_loop($1, 20)', [text]);
         for (let b = 0; b < BATCHES; b += 1)
           for (const i of b % 2 === 0 ? [0, 1, 2] : [2, 1, 0])
             per[i]?.push(
-              (await db.query<{ us: number }>('SELECT pg_temp.bench_loop($1, $2) AS us', [texts[i], n])).rows[0]?.us ?? Number.NaN,
+              (await db.query<{ us: number }>('SELECT pg_temp.bench_loop($1, $2) AS us', [texts[i], N])).rows[0]?.us ?? Number.NaN,
             );
         const [one, thousand, tenThousand] = per.map((xs) => stats(xs).p50);
         rows.push({
@@ -349,14 +346,14 @@ export default async function run(): Promise<string> {
   });
 
   const samples = new Map<Case, number[]>(cases.map((c) => [c, []]));
-  const identity = new Map<Case, number[]>(cases.map((c) => [c, []]));
+  const callerStage = new Map<Case, number[]>(cases.map((c) => [c, []]));
   const once = async (c: Case): Promise<void> => {
     const t0 = performance.now();
     const res = await fetch(`${base}${c.path}`, { headers: { authorization: `Bearer ${c.key}` } });
     await res.arrayBuffer();
     samples.get(c)?.push(performance.now() - t0);
-    const m = /identity;dur=([\d.]+)/.exec(res.headers.get('server-timing') ?? '');
-    if (m) identity.get(c)?.push(Number(m[1]));
+    const m = /caller;dur=([\d.]+)/.exec(res.headers.get('server-timing') ?? '');
+    if (m) callerStage.get(c)?.push(Number(m[1]));
     if (res.status !== c.status) throw new Error(`${c.path} (${c.scope}): ${res.status}, expected ${c.status}`);
   };
   // The cases that differ only by what surrounds the read are measured call by call in turn, in an order
@@ -370,7 +367,7 @@ export default async function run(): Promise<string> {
   for (let i = 0; i < 3; i += 1) for (const c of cases) await once(c);
   for (const c of cases) {
     samples.set(c, []);
-    identity.set(c, []);
+    callerStage.set(c, []);
   }
   for (let round = 0; round < ROUNDS; round += 1) {
     const order = round % 2 === 0 ? [...groups.values()] : [...groups.values()].reverse();
@@ -379,7 +376,7 @@ export default async function run(): Promise<string> {
   }
   await bench.close();
   const p50 = (c: Case | undefined) => (c ? stats(samples.get(c) ?? []).p50 : Number.NaN);
-  const idP50 = (c: Case | undefined) => (c ? stats(identity.get(c) ?? []).p50 : Number.NaN);
+  const idP50 = (c: Case | undefined) => (c ? stats(callerStage.get(c) ?? []).p50 : Number.NaN);
   const find = (section: Case['section'], read: string, scope: string, column: string) =>
     cases.find((c) => c.section === section && c.read === read && c.scope === scope && c.column === column);
   const ratio = (a: number, b: number) => (Number.isFinite(a) && Number.isFinite(b) ? (a / b).toFixed(2) : '');
@@ -398,7 +395,7 @@ export default async function run(): Promise<string> {
         '1,000 / 1': ratio(thousand as number, one as number),
         '10,000 / 1': ratio(tenThousand as number, one as number),
         '10,000 / 1,000': ratio(tenThousand as number, thousand as number),
-        'identity SQL 10,000 / 1': ratio(idP50(find('analyses', read, scope, '10,000')), idP50(find('analyses', read, scope, '1'))),
+        'caller SQL 10,000 / 1': ratio(idP50(find('analyses', read, scope, '10,000')), idP50(find('analyses', read, scope, '1'))),
       });
     }
   const isolation = SIZES.filter((s) => s > 1).map((s) => {
@@ -412,7 +409,7 @@ export default async function run(): Promise<string> {
       'out of reach p50': out,
       'nonexistent p50': none,
       'out / nonexistent': ratio(out, none),
-      'identity SQL, out / nonexistent': ratio(outId, noneId),
+      'caller SQL, out / nonexistent': ratio(outId, noneId),
     };
   });
   const crowdRows = ['GET /me', 'GET /analyses/{a}/metrics'].map((read) => {
@@ -434,7 +431,7 @@ export default async function run(): Promise<string> {
   const groupsRead = p50(find('groups', 'GET /analyses/{a}/groups (the three groups)', 'workspace', 'all'));
   const inside = await statementCosts(url);
   return [
-    'The statements inside the database (µs per call, median of alternating batches of 200 calls, 20 for api_identity):',
+    'The statements inside the database (µs per call, median of alternating batches of 200 calls):',
     '',
     inside,
     '',

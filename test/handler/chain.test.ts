@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from '@jest/globals';
 import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { restHandler } from '#shared/http/rest.js';
 import { readsByFamily } from '#shared/reads/registry.js';
+import { restHandler } from '#shared/rest/handler.js';
 import { createServices } from '#shared/store/services.js';
 import { type LambdaHandler, toApiGatewayEvent } from '../harness/adapter.js';
 import { freshTableName, localConfig } from '../harness/stack.js';
@@ -76,7 +76,7 @@ describe('the budget is decided before any data statement: it protects the store
   }
   const metrics = `/analyses/${manifest.analyses.small_budget}/metrics`;
 
-  test('a call past the budget sends the identity statement and no other', async () => {
+  test('a call past the budget sends the caller statement and no other', async () => {
     await awayFromMinuteEdge(10);
     const { svc, call } = await recorded();
     try {
@@ -91,7 +91,7 @@ describe('the budget is decided before any data statement: it protects the store
     }
   });
 
-  test('a call whose budget cannot be counted sends the identity statement and no other', async () => {
+  test('a call whose budget cannot be counted sends the caller statement and no other', async () => {
     const { svc, call } = await recorded({ DYNAMODB_ENDPOINT: 'http://127.0.0.1:9', BUDGET_TIMEOUT_MS: '300' });
     try {
       const refused = await call('figures', metrics);

@@ -3,8 +3,8 @@ import { createServer, type IncomingMessage, type Server, STATUS_CODES } from 'n
 import type { AddressInfo, Socket } from 'node:net';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { type ApiError, errorBody, HeadersTooLarge, MalformedRequest, PayloadTooLarge } from '#shared/errors.js';
-import { DEFAULT_ROUTE_KEY, DEFAULT_TARGET, matchPath, routeKey, routes, type Target } from '#shared/http/routes.js';
 import { baseHeaders } from '#shared/middleware/response-headers.js';
+import { DEFAULT_ROUTE_KEY, DEFAULT_TARGET, matchPath, routeKey, routes, type Target } from '#shared/rest/routes.js';
 
 export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 export type Handlers = Record<Target, LambdaHandler>;

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { openapiHandler } from '#shared/http/openapi-handler.js';
-import { restHandler } from '#shared/http/rest.js';
-import { OPENAPI_FILE } from '#shared/http/serialize-openapi.js';
 import { mcpHandler } from '#shared/mcp/handler.js';
 import { readsByFamily } from '#shared/reads/registry.js';
+import { restHandler } from '#shared/rest/handler.js';
+import { openapiHandler } from '#shared/rest/openapi-handler.js';
+import { OPENAPI_FILE } from '#shared/rest/serialize-openapi.js';
 import type { Services } from '#shared/store/services.js';
 import type { Handlers, LambdaHandler } from './adapter.js';
 

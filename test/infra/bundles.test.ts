@@ -34,7 +34,7 @@ describe('function bundles', () => {
     expect(inputs.filter((i) => i.startsWith(`shared/reads/${family}/`)).length).toBeGreaterThan(1);
     expect(inputs.some((i) => i.includes('@modelcontextprotocol'))).toBe(false);
     expect(inputs.some((i) => i.startsWith('scripts/openapi/document'))).toBe(false);
-    expect(inputs.some((i) => i === 'shared/reads/registry.ts' || i === 'shared/http/routes.ts')).toBe(false);
+    expect(inputs.some((i) => i === 'shared/reads/registry.ts' || i === 'shared/rest/routes.ts')).toBe(false);
   });
 
   test('the MCP function bundles every family; the OpenAPI function none', async () => {

@@ -38,7 +38,7 @@ describe('stage configuration from context', () => {
 describe('timeout budget: the worst path of one call fits the Lambda timeout, which stays below the integration timeout', () => {
   const load = (timeouts: Record<string, number>) => loadStageConfig(ctx({ stage: 'x', stages: { x: { timeouts } } })).timeouts;
 
-  it('defaults: 2 connections + identity statement + budget call + data statement + margin, by hand', () => {
+  it('defaults: 2 connections + caller statement + budget call + data statement + margin, by hand', () => {
     const t = load({});
     expect(t).toEqual({ integrationSeconds: 29, lambdaSeconds: 27, dbConnectMs: 6000, dbStatementMs: 4000, budgetMs: 1000 });
     // 2 x 6000 + (4000 + 1000) + 1000 + (4000 + 1000) + 2000 = 25000 ms <= 27000 ms < 29000 ms

@@ -1,9 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
 import { Match } from 'aws-cdk-lib/assertions';
 import type { Context } from 'aws-lambda';
-import { restHandler } from '#shared/http/rest.js';
 import { logger } from '#shared/log.js';
 import { readsByFamily } from '#shared/reads/registry.js';
+import { restHandler } from '#shared/rest/handler.js';
 import { createServices } from '#shared/store/services.js';
 import { type LambdaHandler, toApiGatewayEvent } from '../harness/adapter.js';
 import { localConfig } from '../harness/stack.js';

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
-import { DEFAULT_ROUTE_KEY, routeKey, routes as sharedRoutes } from '#shared/http/routes.js';
 import { reads } from '#shared/reads/registry.js';
 import { FAMILIES } from '#shared/reads/types.js';
+import { DEFAULT_ROUTE_KEY, routeKey, routes as sharedRoutes } from '#shared/rest/routes.js';
 import { CONTRACT_PATHS, type Resources, resources, synth } from './support.js';
 
 /** Logical id prefix of each function in the stateless stack (construct ids in lib/stateless-stack.ts). */
@@ -55,7 +55,7 @@ describe('HTTP API routes', () => {
     expect(routes.some((r) => r.routeKey.startsWith('ANY ') || /\{proxy\+\}/.test(r.routeKey))).toBe(false);
   });
 
-  it('matches the route table the local adapter serves (shared/http/routes.ts)', () => {
+  it('matches the route table the local adapter serves (shared/rest/routes.ts)', () => {
     const local = new Set([...sharedRoutes().map(routeKey), DEFAULT_ROUTE_KEY]);
     expect(new Set(routes.map((r) => r.routeKey))).toEqual(local);
   });

@@ -54,7 +54,7 @@ const stored = async (secret: string): Promise<Date | null> =>
     .rows[0]!.at;
 
 describe('a read-only session serves every read', () => {
-  test('the session really is read-only: the stamp the identity statement used to write is refused there', async () => {
+  test('the session really is read-only: the stamp the caller statement used to write is refused there', async () => {
     expect((await reader.query('SHOW transaction_read_only')).rows[0].transaction_read_only).toBe('on');
     await expect(reader.query('UPDATE api_keys SET last_used_at = now()')).rejects.toThrow(/read-only transaction/);
   });

@@ -1,6 +1,6 @@
 /**
  * authenticate alone on a bare middy chain, the call put on the context by an inline `before` and the
- * identity lookup a fake function. Without a well-formed `Authorization: Bearer geo_live_...` it refuses
+ * caller lookup a fake function. Without a well-formed `Authorization: Bearer geo_live_...` it refuses
  * with Unauthorized and never asks the lookup; with one, it asks the lookup with the key's SHA-256
  * fingerprint (computed here with node:crypto), puts the caller on the call and records how long the
  * lookup took; a refusal of the lookup's own (unknown, revoked key, no plan) reaches the caller as it is.
@@ -75,15 +75,15 @@ describe('authenticate', () => {
     expect(response).toEqual(served);
   });
 
-  test('the time the lookup took is recorded as timings.identity', async () => {
+  test('the time the lookup took is recorded as timings.caller', async () => {
     const call = newCall();
     const slowLookup = async () => {
       await new Promise((resolve) => setTimeout(resolve, 30));
       return fakeCaller();
     };
     await chain(call, slowLookup)(apiEvent({ authorization: `Bearer ${SECRET}` }), lambdaContext());
-    expect(call.timings.identity).toBeGreaterThanOrEqual(25);
-    expect(call.timings.identity).toBeLessThan(5_000);
+    expect(call.timings.caller).toBeGreaterThanOrEqual(25);
+    expect(call.timings.caller).toBeLessThan(5_000);
   });
 
   test.each(['bearer', 'BEARER', 'bEaReR'])('the scheme is case-insensitive: %s', async (scheme) => {
@@ -120,15 +120,15 @@ describe('authenticate', () => {
     expect(handlerBody).not.toHaveBeenCalled();
   });
 
-  test('a refused lookup still records timings.identity', async () => {
+  test('a refused lookup still records timings.caller', async () => {
     const call = newCall();
     await rejectionOf(
       chain(call, async () => {
         throw new Unauthorized();
       })(apiEvent({ authorization: `Bearer ${SECRET}` }), lambdaContext()),
     );
-    expect(typeof call.timings.identity).toBe('number');
-    expect(call.timings.identity).toBeGreaterThanOrEqual(0);
+    expect(typeof call.timings.caller).toBe('number');
+    expect(call.timings.caller).toBeGreaterThanOrEqual(0);
   });
 
   test("the path's analysis goes to the lookup with the fingerprint, as the path carries it", async () => {

@@ -72,8 +72,8 @@ describe('timed', () => {
   test('records the duration of the stage, rounded to two decimals', async () => {
     const call = newCall();
     clock(1_000, 1_012.3456);
-    await timed(call, 'identity', async () => 'ok');
-    expect(call.timings).toEqual({ identity: 12.35 });
+    await timed(call, 'caller', async () => 'ok');
+    expect(call.timings).toEqual({ caller: 12.35 });
   });
 
   test('records the duration even when the work throws, and the error goes on unchanged', async () => {
@@ -91,8 +91,8 @@ describe('timed', () => {
   test('each stage keeps its own entry', async () => {
     const call = newCall();
     clock(0, 1, 10, 12.5);
-    await timed(call, 'identity', async () => null);
+    await timed(call, 'caller', async () => null);
     await timed(call, 'budget', async () => null);
-    expect(call.timings).toEqual({ identity: 1, budget: 2.5 });
+    expect(call.timings).toEqual({ caller: 1, budget: 2.5 });
   });
 });

@@ -30,7 +30,7 @@ async function run(err: unknown): Promise<{ lines: Array<Record<string, any>>; t
 
 describe('fault-log', () => {
   test('a 500 refusal with a cause: one ERROR fault line with code, status and cause', async () => {
-    const { lines } = await run(new InternalError(new Error('relation "api_identity" does not exist')));
+    const { lines } = await run(new InternalError(new Error('relation "api_caller" does not exist')));
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({
       level: 'ERROR',
@@ -38,7 +38,7 @@ describe('fault-log', () => {
       request_id: REQUEST_ID,
       code: 'internal_error',
       status: 500,
-      cause: { name: 'Error', message: 'relation "api_identity" does not exist' },
+      cause: { name: 'Error', message: 'relation "api_caller" does not exist' },
     });
   });
 

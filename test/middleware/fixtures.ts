@@ -44,7 +44,7 @@ export function withCall(call: Call): middy.MiddlewareFn<Event, Result, Error, C
   };
 }
 
-/** A caller as the identity lookup returns it. */
+/** A caller as the caller lookup returns it. */
 export function fakeCaller(perMinute = 60): Caller {
   const day = new Date('2025-05-01T00:00:00Z');
   return {

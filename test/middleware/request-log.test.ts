@@ -25,7 +25,7 @@ function servedCall(): Call {
     caller: fakeCaller(),
     read: READ,
     budget: { limit: 60, remaining: 59, resetAfterSeconds: 30 },
-    timings: { identity: 1.5, budget: 2.25, data: 30 },
+    timings: { caller: 1.5, budget: 2.25, data: 30 },
   });
 }
 
@@ -60,7 +60,7 @@ describe('request-log', () => {
       key_id: 'key-1',
       workspace_id: 'ws-1',
       status: 200,
-      identity_ms: 1.5,
+      caller_ms: 1.5,
       budget_ms: 2.25,
       data_ms: 30,
     });
@@ -68,18 +68,7 @@ describe('request-log', () => {
 
   test('the fields are the stable set, and a served call has no error_code', async () => {
     const [line] = requestLines(await logLinesAtInfo(() => alone(servedCall())(apiEvent(), lambdaContext())));
-    const fields = [
-      'request_id',
-      'method',
-      'read',
-      'key_id',
-      'workspace_id',
-      'status',
-      'duration_ms',
-      'identity_ms',
-      'budget_ms',
-      'data_ms',
-    ];
+    const fields = ['request_id', 'method', 'read', 'key_id', 'workspace_id', 'status', 'duration_ms', 'caller_ms', 'budget_ms', 'data_ms'];
     for (const field of fields) expect(line).toHaveProperty(field);
     expect(line).not.toHaveProperty('error_code');
   });

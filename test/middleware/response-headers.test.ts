@@ -89,10 +89,10 @@ describe('response-headers', () => {
 
   test('timings on the call: Server-Timing lists each stage with its duration', async () => {
     const response = await alone(async (_e, context) => {
-      Object.assign(context.call.timings, { identity: 1.25, budget: 3, data: 40.5 });
+      Object.assign(context.call.timings, { caller: 1.25, budget: 3, data: 40.5 });
       return ok();
     })(apiEvent(), lambdaContext());
-    expect(response.headers?.['server-timing']).toBe('identity;dur=1.25, budget;dur=3, data;dur=40.5');
+    expect(response.headers?.['server-timing']).toBe('caller;dur=1.25, budget;dur=3, data;dur=40.5');
   });
 
   test('no timings on the call: no Server-Timing', async () => {

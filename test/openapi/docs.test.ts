@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { type Browser, chromium, type Page } from 'playwright-core';
-import { OPENAPI_FILE } from '#shared/http/serialize-openapi.js';
+import { OPENAPI_FILE } from '#shared/rest/serialize-openapi.js';
 import { DOCS_CSP_HEADER, type ServedDocs, serveDocs } from '../../scripts/openapi/docs-page.js';
 import type { OpenApiDocument } from '../../scripts/openapi/document.js';
 import { freshTableName, type LocalApi, localConfig, startApi } from '../harness/stack.js';

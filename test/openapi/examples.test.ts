@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, test } from '@jest/globals';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { OPENAPI_FILE, serializeOpenApi } from '#shared/http/serialize-openapi.js';
 import { reads } from '#shared/reads/registry.js';
+import { OPENAPI_FILE, serializeOpenApi } from '#shared/rest/serialize-openapi.js';
 import { buildOpenApi, examplesOf, type OpenApiDocument } from '../../scripts/openapi/document.js';
 import { generateExamples } from '../../scripts/openapi/examples.js';
 

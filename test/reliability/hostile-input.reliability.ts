@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import fc from 'fast-check';
 import pg from 'pg';
-import { BASE_PATH } from '#shared/http/routes.js';
 import { SECRET_PATTERN } from '#shared/keys.js';
 import { reads } from '#shared/reads/registry.js';
 import { pathParams, type ReadDef } from '#shared/reads/types.js';
+import { BASE_PATH } from '#shared/rest/routes.js';
 import { manifest } from '../support/api.js';
 import { type ApiProcess, startApiProcess } from './support/api-process.js';
 import { contractProblems } from './support/contract.js';

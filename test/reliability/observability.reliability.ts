@@ -57,8 +57,8 @@ describe('one structured log line and one EMF count per request', () => {
       if (reply.status === 200) {
         expect(line.key_id).toMatch(UUID);
         expect(line.workspace_id).toMatch(UUID);
-        for (const stage of ['identity_ms', 'budget_ms', 'data_ms']) expect(typeof line[stage]).toBe('number');
-        expect(line.identity_ms + line.budget_ms + line.data_ms).toBeLessThanOrEqual(line.duration_ms + 0.05);
+        for (const stage of ['caller_ms', 'budget_ms', 'data_ms']) expect(typeof line[stage]).toBe('number');
+        expect(line.caller_ms + line.budget_ms + line.data_ms).toBeLessThanOrEqual(line.duration_ms + 0.05);
       }
       if (['analysis_not_found', 'invalid_request', 'rate_limited'].includes(code ?? '')) expect(line.key_id).toMatch(UUID);
       if (key) expect(JSON.stringify(line)).not.toContain(key);

@@ -128,7 +128,7 @@ describe('key lookup by fingerprint: unknown, revoked and live keys cost the sam
     > = {};
     for (const [label, key] of Object.entries(cases)) {
       proxy.resetCounts();
-      // /me: no data statement after identity, so the wire shows the identity lookup alone.
+      // /me: no data statement after identity, so the wire shows the caller lookup alone.
       const reply = await get(api, '/me', key);
       const c = proxy.counts;
       const wire = proxy.sent();

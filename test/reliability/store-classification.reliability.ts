@@ -121,7 +121,7 @@ describe('store faults are classified: unavailable → 503 upstream_timeout, con
 
   test('a figure read at the connection limit answers like /me: 503 upstream_timeout, never 500', async () => {
     // Every read is one statement on one connection (migration 006), taken from the pool after the
-    // identity statement gave it back; a read that needs a connection the database will not open says so.
+    // caller statement gave it back; a read that needs a connection the database will not open says so.
     const target = await api();
     await server.query(`ALTER DATABASE ${database.name} CONNECTION LIMIT 0`);
     try {
@@ -138,9 +138,9 @@ describe('store faults are classified: unavailable → 503 upstream_timeout, con
     }
   });
 
-  test('a read whose own connection is lost after the identity statement: 503 upstream_timeout with the wake delay, and the budget headers (it passed the budget)', async () => {
-    // The identity statement runs and answers; the budget is spent; then the connection that carries the
-    // read's one statement (api_* other than the identity statement, api_caller) is closed by the proxy before the statement
+  test('a read whose own connection is lost after the caller statement: 503 upstream_timeout with the wake delay, and the budget headers (it passed the budget)', async () => {
+    // The caller statement runs and answers; the budget is spent; then the connection that carries the
+    // read's one statement (api_* other than the caller statement, api_caller) is closed by the proxy before the statement
     // reaches the server, as a store restarting or a network dropping between the two would.
     const readStatement = /\bapi_(?!caller\b)\w+\(/;
     const values = pathValues(manifest);
@@ -153,7 +153,7 @@ describe('store faults are classified: unavailable → 503 upstream_timeout, con
         proxy.cutOnStatement(readStatement);
         const seen = await observe(target, path);
         proxy.cutOnStatement(null);
-        // The cut fell on this call's read statement, so the identity statement had been answered.
+        // The cut fell on this call's read statement, so the caller statement had been answered.
         expect({ name, cuts: proxy.cuts() - before }).toEqual({ name, cuts: 1 });
         expectClassified(seen, {
           ...UNAVAILABLE,
@@ -195,7 +195,7 @@ describe('store faults are classified: unavailable → 503 upstream_timeout, con
       await locker.query('BEGIN');
       await locker.query('LOCK TABLE api_keys IN ACCESS EXCLUSIVE MODE');
       const pending = observe(target, '/me');
-      // The identity statement waits on the lock, on the server; then an operator terminates it.
+      // The caller statement waits on the lock, on the server; then an operator terminates it.
       let pids: number[] = [];
       while (pids.length === 0) {
         await new Promise((r) => setTimeout(r, 20));
@@ -332,7 +332,7 @@ describe('store faults are classified: unavailable → 503 upstream_timeout, con
     }
   });
 
-  test('permission denied in the identity statement (42501): a grant missing is configuration, 500 internal_error', async () => {
+  test('permission denied in the caller statement (42501): a grant missing is configuration, 500 internal_error', async () => {
     const target = await api();
     await admin.query('REVOKE SELECT ON members FROM geo_reader');
     try {

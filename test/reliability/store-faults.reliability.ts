@@ -95,7 +95,7 @@ describe('the measurement store asleep, slow, hung or refusing: 503 upstream_tim
   });
 
   test('a statement hung on the server is cancelled by the server at statement_timeout, not left running', async () => {
-    // The owner holds a lock the identity statement needs: the statement reaches the server and waits there.
+    // The owner holds a lock the caller statement needs: the statement reaches the server and waits there.
     // A second owner connection: pg_stat_activity is a snapshot taken once per transaction, so the
     // observer must not be the connection holding the lock inside its transaction.
     const locker = new pg.Client({ connectionString: database.adminUrl });

@@ -3,9 +3,9 @@ import { seedDemo } from '#shared/admin/demo.js';
 import { freshStore, type Store } from '../harness/pglite.js';
 
 /**
- * Migration 009: the per-brand analysis counts the reach count of the identity statement sums are kept by
+ * Migration 009: the per-brand analysis counts the reach count of the caller statement sums are kept by
  * the store on every write to analyses, so they always equal a count of the rows themselves; and the new
- * identity statement reaches exactly what the one it replaces reached, on every key of the demo.
+ * caller statement reaches exactly what the one it replaces reached, on every key of the demo.
  */
 let store: Store;
 const W1 = 'b0000000-0000-4000-8000-000000000001';

@@ -1,7 +1,7 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { BASE_PATH, matchPath, routes } from '#shared/http/routes.js';
 import { standalone } from '#shared/reads/contracts/json-schema.js';
+import { BASE_PATH, matchPath, routes } from '#shared/rest/routes.js';
 import { buildOpenApi, type OpenApiDocument } from '../../scripts/openapi/document.js';
 import { errorSchema } from '../../scripts/openapi/error-contract.js';
 

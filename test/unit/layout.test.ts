@@ -74,11 +74,13 @@ describe('shared/ holds only what a deployed function or the CDK app runs', () =
 });
 
 /**
- * The rooms of shared/, from the top: the faces (REST, MCP, operator commands), the middleware they
- * share, the reads, the stores, and the base every room may use. A room imports its own rank or below.
+ * The rooms of shared/, from the top: the faces (REST, MCP, operator commands), the chain every face's
+ * function opens with, the middleware steps it is made of, the reads, the stores, and the base every room
+ * may use. A room imports its own rank or below.
  */
 const RANKS: ReadonlyArray<readonly [RegExp, number, string]> = [
-  [/^shared\/(http|mcp|admin)\//, 5, 'faces'],
+  [/^shared\/(rest|mcp|admin)\//, 6, 'faces'],
+  [/^shared\/chain\//, 5, 'chain'],
   [/^shared\/middleware\//, 4, 'middleware'],
   [/^shared\/reads\//, 3, 'reads'],
   [/^shared\/store\//, 2, 'store'],
@@ -108,7 +110,7 @@ function importsOf(file: string): string[] {
   );
 }
 
-describe('rooms depend downward only: entries -> faces -> middleware -> reads -> store -> base', () => {
+describe('rooms depend downward only: entries -> faces -> chain -> middleware -> reads -> store -> base', () => {
   test('every file under shared/ belongs to a room', () => {
     for (const file of sharedCode) expect(() => rankOf(file)).not.toThrow();
   });
@@ -131,7 +133,7 @@ describe('rooms depend downward only: entries -> faces -> middleware -> reads ->
 
   test('the import scan sees type-only imports and the #shared/ alias too (the checks around can fail)', () => {
     expect(importsOf('shared/reads/types.ts')).toContain('shared/store/caller.ts');
-    expect(importsOf('functions/identity/handler.ts')).toContain('shared/http/rest.ts');
+    expect(importsOf('functions/identity/handler.ts')).toContain('shared/rest/handler.ts');
     expect(rankOf('shared/store/caller.ts').rank).toBeLessThan(rankOf('shared/reads/types.ts').rank);
   });
 

@@ -1,7 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import { z } from 'zod';
 import { CursorExpired, type InvalidRequest } from '#shared/errors.js';
-import { parseQuery } from '#shared/http/query.js';
 import { fingerprint, newSecret, SECRET_PATTERN, visiblePrefix } from '#shared/keys.js';
 import { bearerSecret } from '#shared/middleware/authenticate.js';
 import { decodeCursor, encodeCursor } from '#shared/reads/cursor.js';
@@ -9,6 +8,7 @@ import { reads } from '#shared/reads/registry.js';
 import { defineRead, pathParams } from '#shared/reads/types.js';
 import { validateInput } from '#shared/reads/validate.js';
 import { checkWindow, windowParams, windowSpec } from '#shared/reads/windows.js';
+import { parseQuery } from '#shared/rest/query.js';
 import { secondsToMinuteEnd } from '#shared/store/budget.js';
 
 const read = defineRead({

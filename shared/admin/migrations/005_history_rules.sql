@@ -5,7 +5,7 @@
 --
 -- A key lives as long as its creator's access lasts. Access is interrupted by leaving the workspace
 -- (left_at) or by a suspension (suspended_at); when it comes back (re-invitation, end of suspension) the
--- key must not: the identity statement (shared/store/caller.ts) accepts a key only if the creator's current,
+-- key must not: the caller statement (shared/store/caller.ts) accepts a key only if the creator's current,
 -- uninterrupted access began before the key was created:
 --
 --   joined_at   start of the current membership; set again when a person who left is re-invited

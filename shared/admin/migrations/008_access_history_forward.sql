@@ -1,7 +1,7 @@
 -- A dead key stays dead (docs/contract.md#authentication point 3), whatever dates the product writes back
 -- (migration 005, rule 1).
 --
--- The identity statement accepts a key only if its creator's current, uninterrupted access began before
+-- The caller statement accepts a key only if its creator's current, uninterrupted access began before
 -- the key was made:  greatest(joined_at, resumed_at) <= key.created_at  (greatest ignores NULL). Call that
 -- date the access restart. Migration 005 stamped joined_at / resumed_at when the product cleared left_at /
 -- suspended_at and left the date as it was; it still let a key come back when the product wrote a date

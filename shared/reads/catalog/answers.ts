@@ -16,7 +16,7 @@ const extractionState = z
   );
 
 // ---------------------------------------------------------------------------------------------------
-// Read 14: the answer list
+// The answer list (list_answers)
 
 /** The window as understood: calendar days (UTC), the last one today unless from/to say otherwise. */
 interface Days {
@@ -153,7 +153,7 @@ export const listAnswers = defineRead({
 });
 
 // ---------------------------------------------------------------------------------------------------
-// Read 15: one answer
+// One answer (get_answer)
 
 const mention = z
   .object({

@@ -3,5 +3,5 @@ import { getAnswer, listAnswers } from './answers.js';
 import { listPrompts } from './prompts.js';
 import { getRun, listRuns } from './runs.js';
 
-/** The catalog family's part of the read table (reads 11-15). */
+/** The catalog family's part of the read table: prompts, runs, answers. */
 export const catalogReads: readonly ReadDef[] = [listPrompts, listRuns, getRun, listAnswers, getAnswer];

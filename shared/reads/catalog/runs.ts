@@ -1,7 +1,7 @@
 import { NotFound } from '../../errors.js';
 import { isUuid } from '../../formats.js';
 import { analysisParam, limitParam, listOf, timestamp, uuid } from '../contracts/common.js';
-import { engineRef, rateSchema } from '../contracts/figures.js';
+import { engineRef, rateSchema } from '../contracts/rates.js';
 import { runRef, type runState } from '../contracts/run.js';
 import * as z from '../contracts/zod.js';
 import { type RateFigure, rateFigure } from '../stats.js';

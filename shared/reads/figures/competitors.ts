@@ -1,9 +1,9 @@
 import { untrustedText, uuid } from '../contracts/common.js';
-import { rateSchema } from '../contracts/figures.js';
+import { figureListOf, meanSchema } from '../contracts/figures.js';
+import { rateSchema } from '../contracts/rates.js';
 import * as z from '../contracts/zod.js';
 import { meanFigure, rateFigure } from '../stats.js';
 import { defineRead } from '../types.js';
-import { figureListOf, meanSchema } from './contracts.js';
 import { figureInput } from './inputs.js';
 import { type CommonJson, callFigures, loadCommon, ofPeriod, type Sums, total } from './load.js';
 

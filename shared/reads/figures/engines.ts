@@ -1,6 +1,6 @@
-import { engineRef as engineRefSchema } from '../contracts/figures.js';
+import { figureListOf, headlineSchema } from '../contracts/figures.js';
+import { engineRef as engineRefSchema } from '../contracts/rates.js';
 import { defineRead } from '../types.js';
-import { figureListOf, headlineSchema } from './contracts.js';
 import { figureInput } from './inputs.js';
 import { type CommonJson, callFigures, engineOrder, engineRef, headline, loadCommon, zeroSums } from './load.js';
 

@@ -1,11 +1,11 @@
 import { NotFound } from '../../errors.js';
 import { isUuid } from '../../formats.js';
 import { analysisParam, limitParam, uuid } from '../contracts/common.js';
-import { engineRef as engineRefSchema } from '../contracts/figures.js';
+import { figureListOf, headlineSchema } from '../contracts/figures.js';
+import { engineRef as engineRefSchema } from '../contracts/rates.js';
 import * as z from '../contracts/zod.js';
 import { defineRead } from '../types.js';
 import { checkWindow } from '../windows.js';
-import { figureListOf, headlineSchema } from './contracts.js';
 import { figureInput, figureWindow } from './inputs.js';
 import {
   accumulate,

@@ -6,7 +6,7 @@ import { getMetrics } from './metrics.js';
 import { listSources } from './sources.js';
 import { getMetricsTimeseries } from './timeseries.js';
 
-/** The figures family's part of the read table (reads 4-10). */
+/** The figures family's part of the read table: metrics, time series, engines, competitors, sources, groups, group prompts. */
 export const figureReads: readonly ReadDef[] = [
   getMetrics,
   getMetricsTimeseries,

@@ -2,7 +2,7 @@ import { analysisParam } from '../contracts/common.js';
 import * as z from '../contracts/zod.js';
 import { checkWindow, WINDOW_NAMES, windowParams } from '../windows.js';
 
-/** Window parameters of reads 4 and 6-10: every window, default last-run (docs/contract.md#the-fifteen-reads). */
+/** Window parameters of the figure reads but the time series: every window, default last-run (docs/contract.md#the-fifteen-reads). */
 export const FIGURE_WINDOWS = WINDOW_NAMES;
 export const figureWindow = windowParams(
   FIGURE_WINDOWS,

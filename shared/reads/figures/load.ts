@@ -1,8 +1,8 @@
 import { InternalError } from '../../errors.js';
+import { COMPARISON_CHANGES, type FigureContext, type Headline } from '../contracts/figures.js';
 import { type Moments, meanFigure, rateFigure } from '../stats.js';
 import { type ReadContext, scopedAnalysis } from '../types.js';
 import { spanDays, type WindowName, windowSpec } from '../windows.js';
-import { COMPARISON_CHANGES, type FigureContext, type Headline } from './contracts.js';
 
 /** Counts summed from the aggregates (names as in migrations 003 and 011). */
 export interface Sums {

@@ -1,6 +1,6 @@
+import { contextSchema, headlineSchema } from '../contracts/figures.js';
 import * as z from '../contracts/zod.js';
 import { defineRead } from '../types.js';
-import { contextSchema, headlineSchema } from './contracts.js';
 import { figureInput } from './inputs.js';
 import { type CommonJson, callFigures, headline, loadCommon, total } from './load.js';
 

@@ -1,10 +1,10 @@
 import { analysisParam, limitParam, untrustedText } from '../contracts/common.js';
-import { rateSchema } from '../contracts/figures.js';
+import { figureListOf } from '../contracts/figures.js';
+import { rateSchema } from '../contracts/rates.js';
 import * as z from '../contracts/zod.js';
 import { rateFigure } from '../stats.js';
 import { defineRead } from '../types.js';
 import { checkWindow } from '../windows.js';
-import { figureListOf } from './contracts.js';
 import { figureWindow } from './inputs.js';
 import { type CommonJson, callFigures, loadCommon, total } from './load.js';
 

@@ -1,11 +1,11 @@
 import { InvalidRequest } from '../../errors.js';
 import { analysisParam, day, uuid } from '../contracts/common.js';
+import { contextSchema, dayMean, dayRate, daySourceShare, headlineSchema } from '../contracts/figures.js';
 import { ASSISTANT_DEFAULT_CHARS, roughly } from '../contracts/result-size.js';
 import * as z from '../contracts/zod.js';
 import { mean, round, wilson } from '../stats.js';
 import { defineRead } from '../types.js';
 import { checkWindow, daysFrom, spanDays, windowParams } from '../windows.js';
-import { contextSchema, dayMean, dayRate, daySourceShare, headlineSchema } from './contracts.js';
 import {
   type CommonJson,
   callFigures,

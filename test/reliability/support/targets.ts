@@ -1,7 +1,7 @@
 import pg from 'pg';
 import type { DemoManifest } from '#shared/admin/demo.js';
-import { matchPath, type Route, routes } from '#shared/http/routes.js';
 import type { ReadDef } from '#shared/reads/types.js';
+import { matchPath, type Route, routes } from '#shared/rest/routes.js';
 
 /**
  * Concrete values for the path parameters of whatever reads the table holds at the time of the run, so the

@@ -1,6 +1,6 @@
 /**
  * The address space of the API, without the read table: importing this pulls in no read, so a family
- * bundle can match paths without carrying the other families (shared/http/routes.ts is the full list).
+ * bundle can match paths without carrying the other families (shared/rest/routes.ts is the full list).
  */
 export const BASE_PATH = '/api/v1';
 

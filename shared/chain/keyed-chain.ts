@@ -7,8 +7,6 @@ import type { Event, Result } from '../middleware/response.js';
 import type { Services } from '../store/services.js';
 import { envelope } from './envelope.js';
 
-export type { Event, Result } from '../middleware/response.js';
-
 /**
  * The head of every keyed call (docs/decisions.md#the-path-of-a-call), shared by the read families and
  * MCP: the envelope, the api switch, a keyless gate (route or origin), then key + plan + reach. What

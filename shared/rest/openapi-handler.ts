@@ -1,10 +1,11 @@
 import type { MiddlewareObj } from '@middy/core';
 import middy from '@middy/core';
+import { envelope } from '../chain/envelope.js';
 import type { ApiSwitch } from '../config/base.js';
 import { MethodNotAllowed, NotFound } from '../errors.js';
 import { apiSwitchMiddleware } from '../middleware/api-switch.js';
 import type { CallContext } from '../middleware/call-state.js';
-import { type Event, envelope, type Result } from './envelope.js';
+import type { Event, Result } from '../middleware/response.js';
 import { BASE_PATH, matchPath } from './paths.js';
 
 export interface OpenApiHandlerOptions {

@@ -7,8 +7,6 @@ import { requestLogMiddleware } from '../middleware/request-log.js';
 import type { Event, Result } from '../middleware/response.js';
 import { responseHeadersMiddleware } from '../middleware/response-headers.js';
 
-export type { Event, Result } from '../middleware/response.js';
-
 /**
  * The envelope every function's chain opens with, in the order the call meets it. Middy runs `after`
  * and `onError` in reverse, so on the way out the error becomes a body (error-response, after its cause

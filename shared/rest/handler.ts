@@ -1,12 +1,13 @@
 import type { MiddlewareObj } from '@middy/core';
+import { keyedChain } from '../chain/keyed-chain.js';
 import { NotFound } from '../errors.js';
 import { budgetMiddleware } from '../middleware/budget.js';
 import { type CallContext, settled, timed } from '../middleware/call-state.js';
+import type { Event, Result } from '../middleware/response.js';
 import { jsonResponse } from '../middleware/response.js';
 import { prepareRead, readContext } from '../reads/execute.js';
 import type { ReadDef } from '../reads/types.js';
 import type { Services } from '../store/services.js';
-import { type Event, keyedChain, type Result } from './chain.js';
 import { BASE_PATH } from './paths.js';
 import { parseQuery } from './query.js';
 
