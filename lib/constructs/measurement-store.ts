@@ -9,7 +9,7 @@ import { Construct, type IConstruct } from 'constructs';
 import type { StageSettings } from '../config.js';
 import type { Network } from './network.js';
 
-/** The read-only role created by the migrations (shared/admin/grants.sql); the service logs in as it. */
+/** The read-only role created by the migrations (shared/admin/sql/grants.sql); the service logs in as it. */
 export const READER_DB_USER = 'geo_reader';
 const ADMIN_DB_USER = 'geo_admin';
 

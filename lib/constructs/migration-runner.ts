@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { type CfnElement, CustomResource, Duration, Stack, Validations } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -10,18 +10,16 @@ import { type MeasurementStore, READER_DB_USER } from './measurement-store.js';
 import type { Network } from './network.js';
 import { PROJECT_ROOT, ServiceFunction } from './service-function.js';
 
-const ADMIN_DIR = join(PROJECT_ROOT, 'shared', 'admin');
+const SQL_DIR = join(PROJECT_ROOT, 'shared', 'admin', 'sql');
 
-/** Changes whenever a migration or the grants change, so the custom resource runs again exactly then. */
+/** Changes whenever any of the store's SQL changes (migrations, read functions, grants), so the custom resource runs again exactly then. */
 export function schemaHash(): string {
   const hash = createHash('sha256');
-  const dir = join(ADMIN_DIR, 'migrations');
-  for (const file of readdirSync(dir)
-    .filter((f) => f.endsWith('.sql'))
-    .sort()) {
-    hash.update(file).update(readFileSync(join(dir, file)));
-  }
-  hash.update(readFileSync(join(ADMIN_DIR, 'grants.sql')));
+  const files = readdirSync(SQL_DIR, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.sql'))
+    .map((entry) => relative(SQL_DIR, join(entry.parentPath, entry.name)))
+    .sort();
+  for (const file of files) hash.update(file).update(readFileSync(join(SQL_DIR, file)));
   return hash.digest('hex');
 }
 
@@ -68,11 +66,8 @@ export class MigrationRunner extends Construct {
       logRetentionDays: props.logRetentionDays,
       network: { vpc: network.vpc, vpcSubnets: network.subnets, securityGroups: [securityGroup] },
       bundle: props.bundle,
-      // migrate.ts resolves migrations/ and grants.sql beside import.meta.url, which is the bundle file.
-      afterBundling: (inputDir, outputDir) => [
-        `cp -R "${inputDir}/shared/admin/migrations" "${outputDir}/migrations"`,
-        `cp "${inputDir}/shared/admin/grants.sql" "${outputDir}/grants.sql"`,
-      ],
+      // migrate.ts resolves sql/ beside import.meta.url, which is the bundle file.
+      afterBundling: (inputDir, outputDir) => [`cp -R "${inputDir}/shared/admin/sql" "${outputDir}/sql"`],
     });
     store.adminSecret.grantRead(this.function.fn);
 

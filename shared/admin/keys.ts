@@ -63,6 +63,7 @@ export interface CreatedKey {
   plan_allows_api: boolean;
 }
 
+/** What key_status (shared/admin/sql/functions/caller.sql) answers: the caller statement's rule. */
 export type KeyStatus = 'active' | 'revoked' | 'expired' | 'creator_inactive';
 
 export interface KeyListing {
@@ -265,12 +266,7 @@ export async function listKeys(db: Queryable, workspace: string): Promise<KeyLis
   const { rows } = await db.query<Record<string, unknown>>(
     `SELECT k.id, k.name, k.prefix, k.scope, b.name AS brand, a.slug AS analysis, u.email AS created_by,
             k.created_at, k.expires_at, k.revoked_at, k.last_used_at,
-            CASE WHEN k.revoked_at IS NOT NULL THEN 'revoked'
-                 WHEN k.expires_at <= now() THEN 'expired'
-                 -- The identity rule (api_identity, migration 006): access interrupted after the key was made kills it for good.
-                 WHEN m.user_id IS NULL OR m.left_at IS NOT NULL OR m.suspended_at IS NOT NULL
-                      OR m.joined_at > k.created_at OR m.resumed_at > k.created_at THEN 'creator_inactive'
-                 ELSE 'active' END AS status
+            key_status(k, m) AS status
      FROM api_keys k
      JOIN users u ON u.id = k.created_by
      LEFT JOIN members m ON m.workspace_id = k.workspace_id AND m.user_id = k.created_by

@@ -10,8 +10,9 @@ import { migrate } from './migrate.js';
  * deploy whose migrations changed (or invoked by hand with an empty payload).
  *
  * It logs in as the cluster owner with the admin secret (read at run time, never placed in the
- * environment), applies the pending migrations, then lets geo_reader log in with IAM tokens. The
- * migrations and grants.sql are copied next to the bundle at build time; shared/admin/migrate.ts finds them there.
+ * environment), applies the pending migrations and the read functions, then lets geo_reader log in with
+ * IAM tokens. The store's SQL (shared/admin/sql) is copied next to the bundle at build time;
+ * shared/admin/migrate.ts finds it there.
  *
  * A direct invocation with an `admin` payload runs one administration command, the same argv as
  * `npm run admin` (shared/admin/commands.ts), for operators with no network path to the isolated database;

@@ -4,33 +4,92 @@ import { fileURLToPath } from 'node:url';
 import type { Queryable } from '../store/queryable.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
-export const MIGRATIONS_DIR = join(here, 'migrations');
 
 /**
- * Applies the versioned migrations not yet applied, in file-name order, each in its own transaction,
- * then (re)grants the read-only role. Runs as an owner role, never as the service.
+ * The store's SQL: shared/admin/sql in the repository, sql/ beside the migrate function's bundle (both
+ * beside this module). Three parts, applied in this order:
+ *   migrations/NNN_*.sql  tables, types, constraints, triggers, backfills and the write functions they
+ *                         call; each applied once, in order, never edited once applied;
+ *   functions/*.sql       the read functions, one file per family, each function defined there only and
+ *                         written CREATE OR REPLACE; applied whole by every run;
+ *   grants.sql            what the service's role may do, granted again by every run.
  */
-export async function migrate(db: Queryable, dir = MIGRATIONS_DIR): Promise<string[]> {
+export const SQL_DIR = join(here, 'sql');
+
+const MIGRATION_FILE = /^\d{3}_[a-z0-9_]+\.sql$/;
+
+export interface MigrateOptions {
+  /** The SQL directory (default SQL_DIR). */
+  dir?: string;
+  /**
+   * Apply the migrations up to this version only (e.g. '011'), and not the read functions, which are
+   * written for the store every migration leaves: the store as its migrations alone leave it at that
+   * version, for a test that writes data before a later migration's backfill.
+   */
+  through?: string;
+}
+
+async function sqlFiles(dir: string, pattern: RegExp): Promise<string[]> {
+  return (await readdir(dir)).filter((f) => pattern.test(f)).sort();
+}
+
+async function inTransaction(db: Queryable, work: () => Promise<void>): Promise<void> {
+  await db.query('BEGIN');
+  try {
+    await work();
+    await db.query('COMMIT');
+  } catch (err) {
+    await db.query('ROLLBACK');
+    throw err;
+  }
+}
+
+/**
+ * Every read function, applied whole in one transaction (a file that fails leaves the previous
+ * definitions in place). Applying them again changes nothing.
+ */
+export async function applyReadFunctions(db: Queryable, dir = SQL_DIR): Promise<string[]> {
+  const functions = join(dir, 'functions');
+  const files = await sqlFiles(functions, /^[a-z0-9-]+\.sql$/);
+  await inTransaction(db, async () => {
+    for (const file of files) {
+      try {
+        await db.query(await readFile(join(functions, file), 'utf8'));
+      } catch (err) {
+        throw new Error(`functions/${file} failed: ${(err as Error).message}`);
+      }
+    }
+  });
+  return files;
+}
+
+/**
+ * Applies the migrations not yet applied, in file-name order, each in its own transaction, then the read
+ * functions, then (re)grants the read-only role. Runs as an owner role, never as the service. Returns the
+ * migrations it applied.
+ */
+export async function migrate(db: Queryable, opts: MigrateOptions = {}): Promise<string[]> {
+  const dir = opts.dir ?? SQL_DIR;
+  const migrations = join(dir, 'migrations');
   await db.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
     version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
   const done = new Set((await db.query<{ version: string }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version));
-  const files = (await readdir(dir)).filter((f) => /^\d{3}_[\w-]+\.sql$/.test(f)).sort();
   const applied: string[] = [];
-  for (const file of files) {
+  for (const file of await sqlFiles(migrations, MIGRATION_FILE)) {
     const version = file.slice(0, 3);
-    if (done.has(version)) continue;
-    const sql = await readFile(join(dir, file), 'utf8');
-    await db.query('BEGIN');
+    if (done.has(version) || (opts.through !== undefined && version > opts.through)) continue;
+    const sql = await readFile(join(migrations, file), 'utf8');
     try {
-      await db.query(sql);
-      await db.query('INSERT INTO schema_migrations (version) VALUES ($1)', [version]);
-      await db.query('COMMIT');
+      await inTransaction(db, async () => {
+        await db.query(sql);
+        await db.query('INSERT INTO schema_migrations (version) VALUES ($1)', [version]);
+      });
     } catch (err) {
-      await db.query('ROLLBACK');
       throw new Error(`migration ${file} failed: ${(err as Error).message}`);
     }
     applied.push(file);
   }
-  await db.query(await readFile(join(here, 'grants.sql'), 'utf8'));
+  if (opts.through === undefined) await applyReadFunctions(db, dir);
+  await db.query(await readFile(join(dir, 'grants.sql'), 'utf8'));
   return applied;
 }

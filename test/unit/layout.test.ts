@@ -19,6 +19,8 @@ function filesUnder(dir: string): string[] {
 }
 
 const sharedFiles = filesUnder('shared');
+/** The store's SQL: numbered migrations, one file of read functions per family, the grants. */
+const SQL_FILE = /^shared\/admin\/sql\/(migrations\/\d{3}_[a-z0-9_]+|functions\/[a-z0-9-]+|grants)\.sql$/;
 const sharedCode = sharedFiles.filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'));
 const entries = [...filesUnder('functions').filter((file) => file.endsWith('/handler.ts')), 'bin/app.ts'];
 
@@ -53,16 +55,13 @@ describe('shared/ holds only what a deployed function or the CDK app runs', () =
     expect(unreached).toEqual([]);
   });
 
-  test('the only files under shared/ that are not TypeScript are the migrations and grants the migrate function ships beside its bundle', () => {
+  test("the only files under shared/ that are not TypeScript are the store's SQL, which the migrate function ships beside its bundle", () => {
     const other = sharedFiles.filter((file) => !file.endsWith('.ts'));
     expect(other.length).toBeGreaterThan(0);
-    // lib/constructs/migration-runner.ts copies exactly these two next to the migrate bundle.
+    // lib/constructs/migration-runner.ts copies this directory next to the migrate bundle.
     const migrationRunner = readFileSync(join(ROOT, 'lib/constructs/migration-runner.ts'), 'utf8');
-    expect(migrationRunner).toContain('shared/admin/migrations');
-    expect(migrationRunner).toContain('shared/admin/grants.sql');
-    expect(
-      other.filter((file) => !/^shared\/admin\/migrations\/\d{3}_[a-z0-9_]+\.sql$/.test(file) && file !== 'shared/admin/grants.sql'),
-    ).toEqual([]);
+    expect(migrationRunner).toContain('shared/admin/sql');
+    expect(other.filter((file) => !SQL_FILE.test(file))).toEqual([]);
   });
 
   test('a file that no bundle reaches is caught (the check above can fail)', async () => {
@@ -162,5 +161,93 @@ describe('configuration read in one place, one logger', () => {
     expect(writers).toEqual([]);
     const loggers = served.filter((file) => /new Logger\(/.test(readFileSync(join(ROOT, file), 'utf8')));
     expect(loggers).toEqual(['shared/log.ts']);
+  });
+});
+
+/**
+ * Where each SQL function of the store is defined, and how: the functions of shared/admin/sql/functions
+ * are the read functions, written CREATE OR REPLACE and applied whole by every migrate run; the
+ * migrations hold the schema and the write path (triggers, the extraction the pipeline calls, and what a
+ * migration's own backfill calls), which a later migration may redefine.
+ */
+interface SqlFunction {
+  name: string;
+  file: string;
+  orReplace: boolean;
+  /** Declared STABLE or IMMUTABLE: it reads and never writes. */
+  pure: boolean;
+}
+
+/** The functions a SQL text defines (comments left out), with what their headers declare. */
+function functionsIn(file: string, sql: string): SqlFunction[] {
+  const code = sql.replace(/--[^\n]*/g, '');
+  return [...code.matchAll(/CREATE\s+(OR\s+REPLACE\s+)?FUNCTION\s+(\w+)\s*\(/gi)].map((m) => {
+    const header = code.slice(m.index, code.indexOf('$$', m.index));
+    return { name: m[2] as string, file, orReplace: m[1] !== undefined, pure: /\b(STABLE|IMMUTABLE)\b/i.test(header) };
+  });
+}
+
+/** The statements of a functions file other than a function's definition (its comments left out). */
+function otherStatements(sql: string): string[] {
+  const code = sql.replace(/--[^\n]*/g, '').replace(/\$\$[\s\S]*?\$\$/g, '$$$$');
+  return code
+    .split(';')
+    .map((statement) => statement.trim())
+    .filter((statement) => statement !== '' && !/^CREATE\s+OR\s+REPLACE\s+FUNCTION\b/i.test(statement));
+}
+
+/** Every breach of the rules below, for a set of SQL files (path -> text). */
+function sqlRuleBreaches(files: Record<string, string>): string[] {
+  const isFunctionsFile = (file: string) => file.includes('/functions/');
+  const all = Object.entries(files).flatMap(([file, sql]) => functionsIn(file, sql));
+  const byName = new Map<string, SqlFunction[]>();
+  for (const f of all) byName.set(f.name, [...(byName.get(f.name) ?? []), f]);
+  const breaches: string[] = [];
+  for (const [name, defs] of byName) {
+    const places = defs.map((d) => d.file);
+    if (defs.some((d) => isFunctionsFile(d.file)) && defs.length > 1)
+      breaches.push(`${name}: a read function defined in ${places.join(', ')}`);
+    else if (defs.some((d) => d.pure) && defs.length > 1) breaches.push(`${name}: a pure read function defined in ${places.join(', ')}`);
+    if (name.startsWith('api_') && !defs.every((d) => isFunctionsFile(d.file)))
+      breaches.push(`${name}: a read's function outside functions/`);
+    for (const d of defs) if (isFunctionsFile(d.file) && !d.orReplace) breaches.push(`${name}: not CREATE OR REPLACE in ${d.file}`);
+  }
+  for (const [file, sql] of Object.entries(files))
+    if (isFunctionsFile(file))
+      for (const statement of otherStatements(sql)) breaches.push(`${file}: not a function: ${statement.split('\n')[0]}`);
+  return breaches;
+}
+
+describe("the store's SQL: one home per read function", () => {
+  const sql = Object.fromEntries(
+    sharedFiles.filter((file) => file.endsWith('.sql')).map((file) => [file, readFileSync(join(ROOT, file), 'utf8')]),
+  );
+
+  test('every read function is defined once, in the functions file of its family, as CREATE OR REPLACE, and those files hold nothing else', () => {
+    expect(Object.keys(sql).filter((file) => file.includes('/functions/')).length).toBeGreaterThan(1);
+    expect(functionsIn('x', Object.values(sql).join('\n')).length).toBeGreaterThan(30);
+    expect(sqlRuleBreaches(sql)).toEqual([]);
+  });
+
+  test('a read function defined a second time, in a migration or another functions file, fails the rule (the check above can fail)', () => {
+    const [functionsFile, text] = Object.entries(sql).find(([file]) => file.endsWith('/functions/figures.sql')) as [string, string];
+    const fig = text.slice(text.indexOf('CREATE OR REPLACE FUNCTION api_fig_metrics'));
+    const copy = fig.slice(0, fig.indexOf('$$;') + 3);
+    expect(sqlRuleBreaches({ ...sql, 'shared/admin/sql/migrations/999_again.sql': copy })).toEqual([
+      `api_fig_metrics: a read function defined in ${functionsFile}, shared/admin/sql/migrations/999_again.sql`,
+      "api_fig_metrics: a read's function outside functions/",
+    ]);
+    expect(sqlRuleBreaches({ ...sql, 'shared/admin/sql/functions/other.sql': copy })).toEqual([
+      `api_fig_metrics: a read function defined in ${functionsFile}, shared/admin/sql/functions/other.sql`,
+    ]);
+    const pure = 'CREATE FUNCTION fig_twice(d date) RETURNS date LANGUAGE sql IMMUTABLE AS $$ SELECT d $$;';
+    expect(sqlRuleBreaches({ 'm/001_a.sql': pure, 'm/002_b.sql': pure.replace('CREATE', 'CREATE OR REPLACE') })).toEqual([
+      'fig_twice: a pure read function defined in m/001_a.sql, m/002_b.sql',
+    ]);
+    expect(sqlRuleBreaches({ 'f/functions/x.sql': `${pure}\nCREATE TABLE t (a int);` })).toEqual([
+      'fig_twice: not CREATE OR REPLACE in f/functions/x.sql',
+      'f/functions/x.sql: not a function: CREATE FUNCTION fig_twice(d date) RETURNS date LANGUAGE sql IMMUTABLE AS $$',
+      'f/functions/x.sql: not a function: CREATE TABLE t (a int)',
+    ]);
   });
 });

@@ -7,7 +7,7 @@ import * as z from '../contracts/zod.js';
 import { type RateFigure, rateFigure } from '../stats.js';
 import { defineRead, scopedAnalysis } from '../types.js';
 
-// The engine lifecycle is that of shared/admin/migrations/002_measurements.sql (the run's: contracts/run.ts).
+// The engine lifecycle is that of shared/admin/sql/migrations/002_measurements.sql (the run's: contracts/run.ts).
 export const engineState = z
   .enum(['pending', 'collecting', 'extracting', 'done', 'failed'])
   .describe(

@@ -1,7 +1,7 @@
 import { timestamp, uuid } from './common.js';
 import * as z from './zod.js';
 
-// The lifecycle is that of shared/admin/migrations/002_measurements.sql; say it where callers look.
+// The lifecycle is that of shared/admin/sql/migrations/002_measurements.sql; say it where callers look.
 export const runState = z
   .enum(['collecting', 'extracting', 'finished', 'failed'])
   .describe(

@@ -1,21 +1,16 @@
--- A dead key stays dead (docs/contract.md#authentication point 3), whatever dates the product writes back
--- (migration 005, rule 1).
+-- A dead key stays dead (docs/contract.md#authentication point 3), whatever dates the product writes back.
 --
--- The caller statement accepts a key only if its creator's current, uninterrupted access began before
--- the key was made:  greatest(joined_at, resumed_at) <= key.created_at  (greatest ignores NULL). Call that
--- date the access restart. Migration 005 stamped joined_at / resumed_at when the product cleared left_at /
--- suspended_at and left the date as it was; it still let a key come back when the product wrote a date
--- that moved the restart back:
---   - lifting a suspension with resumed_at = NULL after an earlier suspension had set it (the product taking
---     NULL for "not suspended"), or with a date before the suspension began;
---   - re-inviting with a joined_at before the departure;
---   - later, setting resumed_at back to NULL or joined_at to an earlier date on an active member.
---
--- Now:
+-- A key is alive only if its creator's current, uninterrupted access began before the key was made
+-- (key_status, shared/admin/sql/functions/caller.sql): greatest(joined_at, resumed_at) <= key.created_at
+-- (greatest ignores NULL). Call that date the access restart. The members_access_restart trigger keeps it
+-- honest whatever the product writes:
 --   1. Lifting a suspension or a departure stamps the restart with the time of the change unless the
---      product dated it at or after the interruption began (a missing or earlier date is a forgotten date).
+--      product dated it at or after the interruption began (a missing or earlier date is a forgotten date:
+--      resumed_at = NULL after an earlier suspension had set it, the product taking NULL for "not
+--      suspended"; a resumed_at before the suspension began; a joined_at before the departure).
 --   2. The access restart never moves back: an update that would move it back is refused (23514), since a
---      key made between the two dates would answer again. Moving it forward is always allowed.
+--      key made between the two dates would answer again (resumed_at set back to NULL, or joined_at to an
+--      earlier date, on an active member). Moving it forward is always allowed.
 --
 -- Not covered here (docs/data-contract.md says what the product must not do): deleting a member row and
 -- inserting it again with an old joined_at (a trigger on insert cannot tell a return from a restore: a

@@ -5,14 +5,11 @@
 --
 -- A key lives as long as its creator's access lasts. Access is interrupted by leaving the workspace
 -- (left_at) or by a suspension (suspended_at); when it comes back (re-invitation, end of suspension) the
--- key must not: the caller statement (shared/store/caller.ts) accepts a key only if the creator's current,
--- uninterrupted access began before the key was created:
+-- key must not: a key is alive only if its creator's current, uninterrupted access began before the key
+-- was created (the rule is key_status, shared/admin/sql/functions/caller.sql), which these dates record:
 --
 --   joined_at   start of the current membership; set again when a person who left is re-invited
 --   resumed_at  end of the last suspension (NULL: never suspended, or not since joining)
---
---   alive = not revoked, not expired, member now (left_at and suspended_at NULL),
---           joined_at <= key.created_at and (resumed_at IS NULL or resumed_at <= key.created_at)
 --
 -- The product is expected to set both dates. If it only clears left_at or suspended_at, the trigger
 -- below stamps them itself, so a forgotten date can never bring a key back. The service's role writes
@@ -35,10 +32,9 @@ CREATE TRIGGER members_access_restart BEFORE UPDATE OF left_at, suspended_at ON 
 
 -- 2. Group figures follow a prompt's current group.
 --
--- fig_run_group / fig_month_group were summed by the group a prompt had when its run was extracted, while
--- the group prompts read lists prompts by their current group: after a move, a group's totals and the sum
--- of its prompts disagreed. One rule now holds for both reads: every figure of a prompt counts in the
--- group it belongs to now. When prompts.group_id changes, the prompt's per-run and per-month rows
+-- One rule holds for the groups read and the group prompts read: every figure of a prompt counts in the
+-- group it belongs to now, so a group's totals and the sum of its prompts agree. When prompts.group_id
+-- changes, the prompt's per-run and per-month rows
 -- (fig_run_prompt, fig_month_prompt, summed over engines) are taken out of the old group's rows and
 -- added to the new group's, in the same transaction as the move.
 CREATE FUNCTION fig_move_prompt(p_prompt uuid, p_from uuid, p_to uuid) RETURNS void LANGUAGE plpgsql AS $$
@@ -87,8 +83,8 @@ END $$;
 CREATE TRIGGER prompts_group_moved AFTER UPDATE OF group_id ON prompts
   FOR EACH ROW WHEN (OLD.group_id IS DISTINCT FROM NEW.group_id) EXECUTE FUNCTION prompts_move_group();
 
--- The group a run's rows are filed under is now decided at extraction time by the prompt's group then,
--- and kept current by the trigger above: say so where the next reader looks.
+-- The group a run's rows are filed under is the prompt's group at extraction, kept current by the trigger
+-- above: said where the next reader looks.
 COMMENT ON COLUMN fig_run_group.group_key IS 'The prompt''s current group (nil UUID: none); moved by prompts_group_moved.';
 COMMENT ON COLUMN fig_month_group.group_key IS 'The prompt''s current group (nil UUID: none); moved by prompts_group_moved.';
 

@@ -1,7 +1,7 @@
--- Catalogue reads (issue 4). The answer list pages on answers_keyset (002); what it still needs is its
--- `total`: the exact number of answers in a window of whole UTC days. Counting the index costs O(answers),
--- too slow on a long history (docs/performance.md), so a per-day count is kept next to the answers, exact
--- at every commit, and the read sums O(days) rows instead.
+-- The number of answers per analysis and UTC day (answer_days), exact at every commit. The answer list
+-- (list_answers) pages on answers_keyset; its `total`, the exact number of answers in a window of whole
+-- UTC days, sums O(days) rows of this table instead of counting O(answers) index entries, which is too
+-- slow on a long history (docs/performance.md).
 --
 -- Maintained by statement-level triggers over transition tables: one upsert per (analysis, day) touched by
 -- a statement, whatever the number of rows. Rows whose count falls to zero are removed.

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { freshStore, type Store } from '../harness/pglite.js';
+import { freshStore, type Store } from '../../harness/pglite.js';
 
 /**
- * Window resolution and the month split, done by the store in the same call as the figures (migration 006,
- * fig_resolve_window and fig_segments): docs/decisions.md#decisions-the-contract-leaves-open on a tiny
- * history, checked case by case.
+ * Window resolution and the month split, done by the store in the same call as the figures
+ * (fig_resolve_window and fig_segments, shared/admin/sql/functions/figures.sql):
+ * docs/decisions.md#decisions-the-contract-leaves-open on a tiny history, checked case by case.
  */
 let store: Store;
 const A = 'a0000000-0000-4000-8000-000000000001';

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { seedDemo } from '#shared/admin/demo.js';
-import { freshStore, type Store } from '../harness/pglite.js';
+import { freshStore, type Store } from '../../harness/pglite.js';
 
 /**
- * Migration 009: the per-brand analysis counts the reach count of the caller statement sums are kept by
- * the store on every write to analyses, so they always equal a count of the rows themselves; and the new
- * caller statement reaches exactly what the one it replaces reached, on every key of the demo.
+ * The per-brand analysis counts the caller statement's reach count sums (analysis_counts) are kept by the
+ * store on every write to analyses, so they always equal a count of the rows themselves; and the caller
+ * statement reaches exactly what the reach rule gives, on every key of the demo.
  */
 let store: Store;
 const W1 = 'b0000000-0000-4000-8000-000000000001';
@@ -55,32 +55,48 @@ describe('analysis_counts', () => {
   });
 });
 
-describe('api_caller against api_identity (006) on the demo: the same reach, key by key, analysis by analysis', () => {
-  test('reach count = the length of the old reach list; an analysis resolves exactly when the old list holds it, by slug and by id in any case', async () => {
+/**
+ * The reach rule of docs/contract.md#authentication, written out here as one query over the rows: a live
+ * key (not revoked, not expired, its creator a member now whose access began before the key was made)
+ * reaches the analyses of its workspace that its scope names and its creator's brands allow.
+ */
+const REACH_BY_RULE = `
+  SELECT (k.revoked_at IS NULL AND k.expires_at > now() AND m.user_id IS NOT NULL AND m.left_at IS NULL
+          AND m.suspended_at IS NULL AND m.joined_at <= k.created_at
+          AND (m.resumed_at IS NULL OR m.resumed_at <= k.created_at)) AS alive,
+         (SELECT coalesce(array_agg(a.id ORDER BY a.id), '{}') FROM analyses a
+           WHERE a.workspace_id = k.workspace_id
+             AND (m.brand_ids IS NULL OR a.brand_id = ANY (m.brand_ids))
+             AND CASE k.scope WHEN 'workspace' THEN true WHEN 'brand' THEN a.brand_id = k.brand_id ELSE a.id = k.analysis_id END) AS reach
+    FROM api_keys k LEFT JOIN members m ON m.workspace_id = k.workspace_id AND m.user_id = k.created_by
+   WHERE k.fingerprint = $1`;
+
+describe('api_caller against the reach rule on the demo: the same reach, key by key, analysis by analysis', () => {
+  test('alive as the rule says; reach count = the analyses the rule gives; an analysis resolves exactly when the rule reaches it, by slug and by id in any case', async () => {
     await seedDemo(store.db);
     const keys = (await q(`SELECT fingerprint FROM api_keys`)).rows as Array<{ fingerprint: string }>;
     const analyses = (await q(`SELECT id, slug FROM analyses`)).rows as Array<{ id: string; slug: string }>;
     expect(keys.length).toBeGreaterThan(5);
     let reached = 0;
+    const liveness = new Set<boolean>();
     for (const { fingerprint } of keys) {
-      const old = (await store.db.query(`SELECT alive, reach FROM api_identity($1, 0)`, [fingerprint])).rows[0] as {
-        alive: boolean;
-        reach: Array<{ id: string; slug: string }>;
-      };
+      const rule = (await store.db.query(REACH_BY_RULE, [fingerprint])).rows[0] as { alive: boolean; reach: string[] };
       const now = (await store.db.query(`SELECT alive, reach_count FROM api_caller($1, 0, NULL, true)`, [fingerprint])).rows[0] as {
         alive: boolean;
         reach_count: number;
       };
-      expect({ alive: now.alive, count: now.reach_count }).toEqual({ alive: old.alive, count: old.reach.length });
-      const inOld = new Set(old.reach.map((a) => a.id));
+      expect({ alive: now.alive, count: now.reach_count }).toEqual({ alive: rule.alive, count: rule.reach.length });
+      liveness.add(rule.alive);
+      const inReach = new Set(rule.reach);
       for (const a of analyses)
         for (const ref of [a.slug, a.id, a.id.toUpperCase()]) {
           const row = (await store.db.query(`SELECT analysis_id, analysis_slug FROM api_caller($1, 0, $2, true)`, [fingerprint, ref]))
             .rows[0] as { analysis_id: string | null; analysis_slug: string | null };
-          expect({ ref, found: row.analysis_id }).toEqual({ ref, found: inOld.has(a.id) ? a.id : null });
+          expect({ ref, found: row.analysis_id }).toEqual({ ref, found: inReach.has(a.id) ? a.id : null });
           if (row.analysis_id) reached += 1;
         }
     }
     expect(reached).toBeGreaterThan(0);
+    expect([...liveness].sort()).toEqual([false, true]);
   }, 120_000);
 });
