@@ -4,12 +4,13 @@
  * with Unauthorized and never asks the lookup; with one, it asks the lookup with the key's SHA-256
  * fingerprint (computed here with node:crypto), puts the caller on the call and records how long the
  * lookup took; a refusal of the lookup's own (unknown, revoked key, no plan) reaches the caller as it is.
+ * Its reading of the header, `bearerSecret`, is also tested alone on header values at its limits.
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, jest, test } from '@jest/globals';
 import middy from '@middy/core';
 import { KeyRevoked, Unauthorized } from '#shared/errors.js';
-import { authenticateMiddleware } from '#shared/middleware/authenticate.js';
+import { authenticateMiddleware, bearerSecret } from '#shared/middleware/authenticate.js';
 import type { Call, CallContext } from '#shared/middleware/call-state.js';
 import type { Event, Result } from '#shared/middleware/response.js';
 import type { Caller } from '#shared/store/caller.js';
@@ -159,5 +160,20 @@ describe('authenticate', () => {
       else expect(await outcome).toBe(served);
       expect(settled).toBe(true);
     }
+  });
+});
+
+describe('bearerSecret: the secret of an Authorization header, or null', () => {
+  test.each([
+    [`Bearer ${'geo_live_' + 'a'.repeat(40)}`, true],
+    [`bearer ${'geo_live_' + 'a'.repeat(40)}`, true],
+    [`Bearer  ${'geo_live_' + 'a'.repeat(40)}`, false],
+    [`Bearer ${'geo_live_' + 'a'.repeat(40)}\n`, false],
+    [`Bearer\t${'geo_live_' + 'a'.repeat(40)}`, false],
+    [`Bearer ${'geo_live_' + 'a'.repeat(40)},Bearer ${'geo_live_' + 'b'.repeat(40)}`, false],
+    ['Bearer geo_live_', false],
+    [`Bearer ${'geo_live_' + 'a'.repeat(10_000)}`, false],
+  ])('%j accepted: %s', (header, ok) => {
+    expect(bearerSecret({ authorization: header }) !== null).toBe(ok);
   });
 });

@@ -6,7 +6,7 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
  * the expected credentials at the time the request states, and the two signatures must be equal.
  * Written from the SigV4 specification
  * (https://docs.aws.amazon.com/IAM/latest/UserGuide/create-signed-request.html), independent of the
- * AWS SDK whose requests it checks; test/unit/aws-requests.test.ts checks it on AWS's published example.
+ * AWS SDK whose requests it checks; test/unit/store/budget.test.ts checks it on AWS's published example.
  */
 
 export interface ReceivedRequest {
