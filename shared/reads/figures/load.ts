@@ -4,7 +4,7 @@ import { type Moments, meanFigure, rateFigure } from '../stats.js';
 import { type ReadContext, scopedAnalysis } from '../types.js';
 import { spanDays, type WindowName, windowSpec } from '../windows.js';
 
-/** Counts summed from the aggregates (names as in migrations 003 and 011). */
+/** Counts summed from the aggregates, named as their columns (fig_run_engine, fig_month_engine: per run, per month). */
 export interface Sums {
   answers: number;
   extracted: number;
@@ -62,8 +62,8 @@ export function accumulate(into: Sums, b: Partial<Sums>): Sums {
 }
 
 /**
- * Rows a figure function sends as arrays in a fixed column order (the large row sets, migration 012: the
- * column names are not repeated on every row), as objects keyed by `columns`, which lists that order.
+ * Rows a figure function sends as arrays in a fixed column order (its large row sets, so that the column
+ * names are not repeated on every row), as objects keyed by `columns`, which lists that order.
  */
 export function fromArrays<T>(columns: readonly (keyof T & string)[], rows: unknown[][] | null): T[] {
   if (!rows) return [];
@@ -94,7 +94,7 @@ export interface EngineSums extends Sums {
   pending: number;
 }
 
-/** A collection run as the store describes it in a window (fig_run, migration 006). */
+/** A collection run as the store describes it in a window (the fig_run type of the migrations). */
 interface RunJson {
   id: string;
   state: 'collecting' | 'extracting' | 'finished' | 'failed';
@@ -104,7 +104,7 @@ interface RunJson {
   day: string;
 }
 
-/** The window as the store resolved it (fig_window, migration 006). */
+/** The window as the store resolved it (the fig_window type of the migrations). */
 interface WindowJson {
   name: WindowName | 'custom';
   anchor: RunJson | null;
@@ -131,7 +131,10 @@ export interface Resolved {
   previous: Period | null;
 }
 
-/** What fig_common (migration 006) returns: the start of every figure read. */
+/**
+ * What fig_common returns: the start of every figure read. A store function every figure read's function
+ * calls, in the file of the figure read functions' SQL (shared/admin/sql/functions/figures.sql).
+ */
 export interface CommonJson {
   window: WindowJson;
   info: { owned_domains: string[]; engines: string[]; brand: string; engine_names: Record<string, string> | null } | null;
@@ -148,7 +151,7 @@ export interface CommonJson {
   }> | null;
   measured_at: string | null;
   recipes: string[];
-  /** Recipes served in the comparison period; null without one (migration 011). */
+  /** Recipes served in the comparison period; null without one. */
   previous_recipes: string[] | null;
   /** Whether the prompts with collected answers differ between the periods; null without a comparison. */
   prompts_changed: boolean | null;
@@ -173,8 +176,9 @@ const runOut = (r: RunJson) => ({
 });
 
 /**
- * Calls a figure read's function (migration 006): one statement, one round trip, the window resolved by
- * the store in the same call. `fn` is a constant of the read (never input); `extra` follow the window.
+ * Calls a figure read's store function (an api_fig_* function, in shared/admin/sql/functions/figures.sql):
+ * one statement, one round trip, the window resolved by the store in the same call. `fn` is a constant of
+ * the read (never input); `extra` follow the window.
  */
 export async function callFigures<R extends { common: CommonJson }>(
   ctx: ReadContext,
@@ -197,6 +201,32 @@ export async function callFigures<R extends { common: CommonJson }>(
   ]);
   if (!row) throw new Error(`${fn} returned no row`);
   return row.r;
+}
+
+/** What the figure state of a window is decided on: the store's window and the sums loadCommon made of it. */
+export interface StateFacts {
+  /** The analysis has a collected run to anchor a window on (the store's window has an anchor). */
+  collected: boolean;
+  /** The aggregates hold engine rows of the window: runs whose extraction finished. */
+  finishedRows: boolean;
+  /** Extracted answers in the window. */
+  extracted: number;
+  /** Runs of the window collected but not extracted yet, failed ones included. */
+  unfinishedRuns: number;
+  /** Answers collected in the window, those of unfinished runs included. */
+  answers: number;
+}
+
+/**
+ * The state of a figure read's window (docs/figures.md, Context): never collected without an anchor;
+ * measured once anything in the window is extracted; extraction_late while the window holds collected
+ * runs or answers and nothing of them is extracted; otherwise no_data.
+ */
+export function figureState(facts: StateFacts): FigureContext['state'] {
+  if (!facts.collected) return 'never_collected';
+  if (facts.finishedRows || facts.extracted > 0) return 'measured';
+  if (facts.unfinishedRuns > 0 || facts.answers > 0) return 'extraction_late';
+  return 'no_data';
 }
 
 /** The measurement context and per-engine sums of a figure read, from what its function returned. */
@@ -253,14 +283,13 @@ export function loadCommon(common: CommonJson): Loaded {
   const curEngines = [...engines[0].entries()].sort(engineOrder(info));
   const extracted = curEngines.reduce((n, [, s]) => n + s.extracted, 0);
   const answers = curEngines.reduce((n, [, s]) => n + s.answers, 0);
-  const finishedRows = engineRows.some((r) => r.period === 0);
-  const state: FigureContext['state'] = !w.anchor
-    ? 'never_collected'
-    : finishedRows || extracted > 0
-      ? 'measured'
-      : unfinishedRuns.size > 0 || answers > 0
-        ? 'extraction_late'
-        : 'no_data';
+  const state = figureState({
+    collected: Boolean(w.anchor),
+    finishedRows: engineRows.some((r) => r.period === 0),
+    extracted,
+    unfinishedRuns: unfinishedRuns.size,
+    answers,
+  });
 
   const context: FigureContext = {
     state,
