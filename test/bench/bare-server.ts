@@ -1,5 +1,5 @@
 /**
- * The baseline of issue 13's throughput figure: node:http and one pg Pool, nothing else. It answers
+ * The baseline of the service's throughput figure (overhead.bench.ts): node:http and one pg Pool, nothing else. It answers
  * GET /api/v1/me and the figure reads (?window=...) with the same JSON as the service, by calling the
  * same read functions on the same store, but without the Lambda chain: no middleware, no key check
  * (the key's identity is read with the same statement, so /me costs the same SQL), no budget call, no

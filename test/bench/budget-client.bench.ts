@@ -8,7 +8,7 @@ import { createBudgetTable, startBudgetStore } from '../harness/stores.js';
 import { stats, table } from './harness.js';
 
 /**
- * CPU per warm call of the budget table's client (issue 19): the AWS SDK's document client as the
+ * CPU per warm call of the budget table's client: the AWS SDK's document client as the
  * functions build it (shared/store/budget.ts, createDynamoClient) beside the hand-written DynamoDB
  * client and SigV4 signer it replaced (shared/aws at commit PREVIOUS, read from git history: it is no
  * longer part of the product). Each is bundled as CDK bundles the functions (ESM, minified) and run in a

@@ -1,6 +1,6 @@
 /**
- * dynalite in a process of its own, so the budget counter's CPU is not the API's and can be read apart
- * (issue 13). Prints one JSON line {endpoint, pid} when listening.
+ * dynalite in a process of its own, so the budget counter's CPU is not the API's and can be read apart.
+ * Prints one JSON line {endpoint, pid} when listening.
  */
 import type { AddressInfo } from 'node:net';
 import dynalite from 'dynalite';

@@ -14,10 +14,10 @@ import { startPooler } from './pooler.js';
  * Each Lambda bundled as CDK bundles it (lib/constructs/service-function.ts: ESM, minified), then started
  * by a fresh `node` process that serves one request against the local stack, the store reached through a
  * pooler as the deployed functions reach it through RDS Proxy (pooler.ts). Yardsticks: an empty handler;
- * the irreducible-dependency handler of issue 19 (pg, the AWS SDK's DynamoDB document client, the RDS
+ * the irreducible-dependency handler (pg, the AWS SDK's DynamoDB document client, the RDS
  * signer and zod imported, a pool and the clients built, nothing of ours), without and with the first
  * request's I/O (a statement, an UpdateItem); and for the MCP function the latter plus the import of the
- * MCP SDK modules it uses (issue 23). BENCH_NODES (binaries, comma-separated) runs every process under
+ * MCP SDK modules it uses. BENCH_NODES (binaries, comma-separated) runs every process under
  * each Node in turn, rounds alternating; BENCH_COLD_VARIANTS adds `direct` (connected to PostgreSQL
  * itself, a new backend for the process) or `maps` (NODE_OPTIONS=--enable-source-maps) beside `plain`.
  */

@@ -4,7 +4,7 @@ import { largeManifest, seedLarge } from '../fixtures/large-dataset.js';
 import { benchApi, measure, serverDatabase, stats, table, withUser } from './harness.js';
 
 /**
- * Reads 11-15 on the large dataset (test/fixtures/large-dataset.ts, the figures benchmark's geo_bench_1y), on the
+ * The catalog reads (prompts, runs, a run, answers, an answer) on the large dataset (test/fixtures/large-dataset.ts, the figures benchmark's geo_bench_1y), on the
  * PostgreSQL server: warm, sequential p50/p95 through the local HTTP adapter (identity + budget + data),
  * and the answer list at page 1 against page 100 (keyset: a deep page must not cost more than the first).
  *

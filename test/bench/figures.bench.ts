@@ -4,7 +4,7 @@ import type { LocalApi } from '../harness/stack.js';
 import { benchApi, type Stats, serverDatabase, stats, table, withUser } from './harness.js';
 
 /**
- * Reads 4-10 on the large dataset (one analysis, 365 daily runs × 200 prompts × 6 engines per year) on the
+ * The figure reads (metrics, time series, engines, competitors, sources, groups, group prompts) on the large dataset (one analysis, 365 daily runs × 200 prompts × 6 engines per year) on the
  * real PostgreSQL server, through the whole HTTP chain (auth, budget, read). One year, then three years,
  * and the ratio between the two: a longer history must cost little more, since reads sum month
  * aggregates plus the edge days, never answers. Each call's Server-Timing header splits it into the key

@@ -4,7 +4,7 @@ import { Signer } from '@aws-sdk/rds-signer';
 import pg from 'pg';
 
 /**
- * What every serving function builds at module scope, and nothing of ours (issue 19): a pg pool, the
+ * What every serving function builds at module scope, and nothing of ours: a pg pool, the
  * AWS SDK's DynamoDB document client over DynamoDBClient (one attempt, as the budget client), and the
  * RDS signer the IAM token needs. The signer signs nothing here: the functions under the bench connect
  * with a password, as they do locally, so neither side pays a signature.

@@ -2,7 +2,7 @@ import { dynamo, pool, signer } from './irreducible-clients.js';
 import { reply } from './irreducible-reply.js';
 
 /**
- * The yardstick for a family's cold start (issues 13 and 19): what no read can do without — pg, the
+ * The yardstick for a family's cold start: what no read can do without — pg, the
  * DynamoDB document client, the RDS signer and zod imported, a pool and the clients built at module
  * scope as the services build them — and nothing of ours. It answers without any I/O: the I/O of a
  * first request is counted apart (irreducible-io-handler.ts).

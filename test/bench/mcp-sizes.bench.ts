@@ -9,7 +9,7 @@ import { largest, largestPerTool, longHistorySizes } from '../mcp/long-history.j
 import { benchApi, serverDatabase, table, withUser } from './harness.js';
 
 /**
- * Issue 14 point 2 on a long history, for the record: the figures of test/reliability/mcp-sizes.long-history.ts
+ * The size of each tool's default result on a long history, for the record: the figures of test/reliability/mcp-sizes.long-history.ts
  * (which CI runs on a fresh database) on the reused benchmark database geo_bench_1y, through the SDK
  * client. Throws when a default call is over ASSISTANT_RESULT_BYTES.
  */

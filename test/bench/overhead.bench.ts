@@ -12,7 +12,7 @@ import { measure, serverDatabase, stats, table, withUser } from './harness.js';
 import { startPrivatePg } from './private-pg.js';
 
 /**
- * What a call costs beyond its own SQL (issue 13), on the 1-year dataset in a PostgreSQL cluster of the
+ * What a call costs beyond its own SQL, on the 1-year dataset in a PostgreSQL cluster of the
  * bench's own (pg_stat_statements loaded), with the budget counter (dynalite) in a process of its own:
  *
  *  1. database time per call, as the server counts it (planning + execution, pg_stat_statements), of the

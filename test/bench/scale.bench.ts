@@ -5,7 +5,7 @@ import type { Queryable } from '#shared/store/queryable.js';
 import { benchApi, serverDatabase, stats, table, withUser } from './harness.js';
 
 /**
- * How each read grows with the size of what surrounds it (issue 23), on the PostgreSQL server, through
+ * How each read grows with the size of what surrounds it, on the PostgreSQL server, through
  * the local HTTP adapter:
  *  - workspaces of 1, 1,000 and 10,000 analyses (20 brands each), the same analysis `target` in each
  *    (30 daily runs, 20 prompts, 3 engines), read with keys of every scope: workspace, brand (the target's

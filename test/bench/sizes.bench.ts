@@ -7,7 +7,7 @@ import { largeManifest, seedLarge } from '../fixtures/large-dataset.js';
 import { benchApi, serverDatabase, table, withUser } from './harness.js';
 
 /**
- * The largest response any legal call can produce (issue 11, point 1), on the 3-year dataset: every read
+ * The largest response any legal call can produce, on the 3-year dataset: every read
  * with its widest legal arguments (window all, a custom window of the longest span, the largest page),
  * over REST and as an MCP tools/call (whose JSON-RPC reply carries the result twice: text block and
  * structuredContent), against the 6 MB a Lambda function may answer. Time is not the point here.

@@ -9,6 +9,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import pg from 'pg';
+import { reads } from '#shared/reads/registry.js';
 import { adminClientConfig } from '../../scripts/admin-connection.js';
 import { toApiGatewayEvent } from '../harness/adapter.js';
 import { type LocalBudgetStore, startBudgetStore } from '../harness/stores.js';
@@ -588,7 +589,7 @@ describe('deployment rehearsal: from an empty database to answered calls, throug
       JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     );
     expect(res.status).toBe(200);
-    expect((res.json().result.tools as unknown[]).length).toBe(15);
+    expect((res.json().result.tools as unknown[]).length).toBe(reads.length);
   }, 120_000);
 
   test('MCP: header values above U+00FF (as API Gateway decodes them) are served; only tools/call spends', async () => {

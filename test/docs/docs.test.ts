@@ -7,7 +7,8 @@ import { reads } from '#shared/reads/registry.js';
 /**
  * The documentation as a reader meets it: a short README that is the way into every page of docs/, links
  * that lead somewhere (a file of the repository, and a heading of it when they name one), and a repository
- * that stands on its own (nothing points at notes kept outside it).
+ * that stands on its own (nothing points at notes kept outside it, nor at an issue tracker the reader does
+ * not see: what changed and why is in git history).
  */
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -16,6 +17,11 @@ const README = 'README.md';
 const README_MAX_BYTES = 12_288;
 
 const read = (file: string): string => readFileSync(join(ROOT, file), 'utf8');
+/** The files of the repository: tracked, and new ones git does not ignore, as they stand in the work tree. */
+const repositoryFiles = (): string[] =>
+  execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' })
+    .split('\0')
+    .filter((f) => f !== '' && existsSync(join(ROOT, f)) && statSync(join(ROOT, f)).isFile());
 /** The pages of a folder of docs/, README.md first where there is one (a folder's index). */
 const pagesOf = (dir: string): string[] =>
   readdirSync(join(ROOT, dir))
@@ -128,11 +134,8 @@ describe('the repository stands on its own', () => {
   const UP_TO_SHARED = /(?:\.\.\/)+shared\//g;
 
   test('no file of the repository names the notes kept outside it, or reaches outside it through a parent path', () => {
-    const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' })
-      .split('\0')
-      .filter((f) => f !== '' && existsSync(join(ROOT, f)) && statSync(join(ROOT, f)).isFile());
     const found: string[] = [];
-    for (const file of files) {
+    for (const file of repositoryFiles()) {
       const text = read(file);
       for (const name of OUTSIDE_NOTES) if (text.includes(name)) found.push(`${file}: ${name}`);
       for (const [up] of text.matchAll(UP_TO_SHARED)) {
@@ -141,6 +144,41 @@ describe('the repository stands on its own', () => {
       }
     }
     expect([...new Set(found)]).toEqual([]);
+  });
+
+  /**
+   * A numbered issue of a tracker the reader never sees. Code, test titles and docs say what is tested or
+   * measured and why, in the present tense; what changed and why is in git history.
+   */
+  const ISSUE_NUMBER = /\bissues? #?\d+/i;
+  /** The lines (1-based) of a text that name an issue by number. */
+  const issueLines = (text: string): number[] => text.split('\n').flatMap((line, i) => (ISSUE_NUMBER.test(line) ? [i + 1] : []));
+  /** Git's own test for a binary file: a NUL byte in its first 8,000 bytes. */
+  const isBinary = (bytes: Buffer): boolean => bytes.subarray(0, 8000).includes(0);
+
+  test('the issue-number pattern finds a planted mention, and passes other numbers and the word alone', () => {
+    // Spelled in pieces so that this file does not name an issue itself.
+    const word = 'issue';
+    const planted = [
+      'a comment that says why',
+      `since ${word} 20 the list is free`,
+      `${word}s 19/21/23`,
+      `(${word} #7)`,
+      `${word.toUpperCase()} 14 point 8: shared parts`,
+      'migration 012; reads 4-10; the issue of a key',
+    ].join('\n');
+    expect(issueLines(planted)).toEqual([2, 3, 4, 5]);
+  });
+
+  test('no text file of the repository names an issue by number', () => {
+    const found: string[] = [];
+    for (const file of repositoryFiles()) {
+      if (file === 'package-lock.json') continue;
+      const bytes = readFileSync(join(ROOT, file));
+      if (isBinary(bytes)) continue;
+      for (const line of issueLines(bytes.toString('utf8'))) found.push(`${file}:${line}`);
+    }
+    expect(found).toEqual([]);
   });
 });
 

@@ -10,7 +10,7 @@ import type { LocalApi } from '../harness/stack.js';
 import { manifest, startTestApi } from '../support/api.js';
 
 /**
- * The host pages of docs/hosts as a reader copies them (issue 20 point 10). Every JSON block is valid JSON,
+ * The host pages of docs/hosts as a reader copies them. Every JSON block is valid JSON,
  * names the MCP endpoint, and takes the key from a variable or an input: no page writes one out. The
  * configurations of the hosts that cannot run here but reach the endpoint themselves (Cursor, VS Code,
  * Windsurf) are read from their pages and driven against a local API with the MCP SDK's client, both
@@ -192,7 +192,7 @@ describe('Cursor, VS Code and Windsurf: the documented URL and header, against a
     test.each([
       ['2025 era (SDK v1 client)', sessionV1],
       ['2026 era (SDK v2 client)', sessionV2],
-    ])('%s: the fifteen tools, and get_me answers for the key the header carries', async (_era, open) => {
+    ])('%s: one tool per read, and get_me answers for the key the header carries', async (_era, open) => {
       const session = await open(filledIn(entryOf(page), api, manifest.keys.workspace));
       try {
         expect(session.tools.sort()).toEqual(reads.map((r) => r.name).sort());

@@ -47,7 +47,7 @@ const TIMEOUT = 300_000;
 const WRONG_KEY = `geo_live_${'0'.repeat(40)}`;
 
 /**
- * Issue 20 point 8: a real host between the API and a stand-in model. What the model receives is what a
+ * A real host between the API and a stand-in model. What the model receives is what a
  * user's assistant would reason from: the tool list, a result whole with the remaining budget, an error
  * with its code and parameter, a budget refusal with the wait, the largest default result uncut.
  */
@@ -100,7 +100,7 @@ export function describeHost(host: Host): void {
       }
     };
 
-    test('the key from the environment connects: the fifteen tools reach the model by the host’s names, the key does not', () => {
+    test('the key from the environment connects: one tool per read reaches the model by the host’s names, the key does not', () => {
       completed(main);
       const seen = host.conversation(main.model).join('\n');
       for (const read of reads) expect(seen).toContain(host.toolName(read.name));

@@ -3,9 +3,9 @@ import { build } from 'esbuild';
 import { FAMILIES } from '#shared/reads/types.js';
 
 /**
- * Each family Lambda bundles its own part of the read table and nothing of the others (issue 13): the
- * bundle is built the way CDK builds it (lib/constructs/service-function.ts), and its inputs are read
- * from esbuild's metafile. The MCP function, which serves every read as a tool, bundles them all.
+ * Each family Lambda bundles its own part of the read table and nothing of the others, so its cold start
+ * pays for no other family's reads: the bundle is built the way CDK builds it
+ * (lib/constructs/service-function.ts), and its inputs are read from esbuild's metafile. The MCP function, which serves every read as a tool, bundles them all.
  */
 async function inputsOf(entry: string): Promise<string[]> {
   const out = await build({

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { meSchema } from '#shared/reads/identity/me.js';
+import { reads } from '#shared/reads/registry.js';
 import { secondsToMinuteEnd } from '#shared/store/budget.js';
 import { ZERO_PLAN_ANALYSIS, ZERO_PLAN_SECRET } from '../fixtures/zero-plan.js';
 import type { LocalApi } from '../harness/stack.js';
@@ -81,7 +82,7 @@ describe('the budget: one atomic counter per workspace per minute', () => {
 async function expectMcpRefused(api: LocalApi, key: string): Promise<void> {
   const list = await rpc(api, key, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
   expect(list.status).toBe(200);
-  expect(list.body.result.tools.length).toBe(15);
+  expect(list.body.result.tools.length).toBe(reads.length);
   const refused = await rpc(api, key, toolCall('get_me', {}));
   expect(refused.status).toBe(200);
   expect([refused.headers.get('x-ratelimit-limit'), refused.headers.get('x-ratelimit-remaining')]).toEqual(['0', '0']);

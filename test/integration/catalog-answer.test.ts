@@ -41,7 +41,7 @@ async function listAll(analysis: string, qs: string): Promise<Item[]> {
 
 const consecutive = (positions: number[]) => positions.every((p, i) => p === i + 1);
 
-describe('GET /analyses/{analysis}/answers/{answer} (read 15)', () => {
+describe('GET /analyses/{analysis}/answers/{answer} (get_answer)', () => {
   // The last two days by default (PGlite answers one query at a time); CATALOG_FULL_SCAN=1 opens every answer.
   test('every answer of the last two days (a sample of the full scan) opens, agreeing with the list; positions 1..n', async () => {
     const window = process.env.CATALOG_FULL_SCAN ? 'window=all' : `from=${daysAgo(1)}&to=${daysAgo(0)}`;

@@ -49,7 +49,7 @@ async function pageAll(qs: string, k = key(), analysis = manifest.analyses.colle
   return pages;
 }
 
-describe('GET /analyses/{analysis}/answers (read 14)', () => {
+describe('GET /analyses/{analysis}/answers (list_answers)', () => {
   test('paging 90d with limit 7 visits every answer of the window exactly once; total matches the store', async () => {
     const pages = await pageAll('?window=90d&limit=7');
     const first = pages[0]!;

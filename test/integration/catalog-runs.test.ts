@@ -20,7 +20,7 @@ afterAll(async () => {
 const key = () => manifest.keys.workspace;
 const collected = () => manifest.analyses.collected;
 
-describe('GET /analyses/{analysis}/prompts (read 11)', () => {
+describe('GET /analyses/{analysis}/prompts (list_prompts)', () => {
   test('every prompt, with group or null, language and creation date; one page; no metrics', async () => {
     const body = expectServed(await call(api, `/analyses/${collected()}/prompts`, key()), listPrompts.output);
     const { rows } = await db.query<{ n: number; ungrouped: number }>(
@@ -50,7 +50,7 @@ describe('GET /analyses/{analysis}/prompts (read 11)', () => {
   });
 });
 
-describe('GET /analyses/{analysis}/runs (read 12)', () => {
+describe('GET /analyses/{analysis}/runs (list_runs)', () => {
   test('most recent first, default 30, truncated when older runs exist, total from the store', async () => {
     const body = expectServed(await call(api, `/analyses/${collected()}/runs`, key()), listRuns.output);
     const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM runs WHERE analysis_id = $1', [
@@ -96,7 +96,7 @@ describe('GET /analyses/{analysis}/runs (read 12)', () => {
   });
 });
 
-describe('GET /analyses/{analysis}/runs/{run} (read 13)', () => {
+describe('GET /analyses/{analysis}/runs/{run} (get_run)', () => {
   test('latest and the id of the latest run give the same body', async () => {
     const list = expectServed(await call(api, `/analyses/${collected()}/runs?limit=1`, key()), listRuns.output);
     const latest = await call(api, `/analyses/${collected()}/runs/latest`, key());

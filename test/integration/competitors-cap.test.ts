@@ -8,9 +8,9 @@ import { connect, withoutRateLimit } from '../mcp/support.js';
 import { call, expectServed, startTestApi } from '../support/api.js';
 
 /**
- * Read 7 keeps one page whatever the number of brands answers name (docs/contract.md#common-parameters rule
- * 5: a single-page read signals more rows with truncated): every direct competitor, the 50 most mentioned
- * indirect ones, total counting them all. Expected values worked out by hand from test/fixtures/crowd.ts.
+ * The competitor list (list_competitors) keeps one page whatever the number of brands answers name
+ * (docs/contract.md#common-parameters rule 5: a single-page read signals more rows with truncated): every
+ * direct competitor, the 50 most mentioned indirect ones, total counting them all. Expected values worked out by hand from test/fixtures/crowd.ts.
  */
 const LIMIT = 50;
 
@@ -25,7 +25,7 @@ afterAll(async () => {
   await api?.close();
 });
 
-describe('competitors (read 7): indirect competitors capped, direct ones always listed', () => {
+describe('competitors (list_competitors): indirect competitors capped, direct ones always listed', () => {
   test('60 indirect brands named: the 50 most mentioned (ties by name), both direct ones, truncated, total 62', async () => {
     const body = expectServed(await call(api, `/analyses/${CROWD_ANALYSIS}/competitors`, CROWD_SECRET), listCompetitors.output);
     // B01..B10: 2 mentions (rank 1); Crowdo, Rival, B11..B60: 1 (rank 11); Quiet: 0 (rank 1 + 62 brands named).

@@ -9,11 +9,12 @@ import { call, manifest, startTestApi } from '../support/api.js';
 import { debianInstallHint, findDebianBinary } from '../support/debian.js';
 
 /**
- * Issue 21 point 7: examples/dashboard against the local stack. Its backend holds the key and proxies the
- * reads (the API sends no CORS headers); the page, opened in headless Chromium (Debian's package; without
- * it the browser tests are skipped, naming the command that installs it), draws visibility per day with
- * its 95% band, rings the significant day-to-day moves, lists the competitors with their ranks and what
- * changed since the previous run. The screenshot is the one docs/figures.md shows.
+ * examples/dashboard, the example a reader copies to draw the figures, against the local stack. Its
+ * backend holds the key and proxies the reads (the API sends no CORS headers); the page, opened in
+ * headless Chromium (Debian's package; without it the browser tests are skipped, naming the command that
+ * installs it), draws visibility per day with its 95% band, rings the significant day-to-day moves,
+ * lists the competitors with their ranks and what changed since the previous run. The screenshot is the
+ * one docs/figures.md shows.
  */
 
 const root = join(import.meta.dirname, '..', '..');

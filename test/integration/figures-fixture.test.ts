@@ -32,7 +32,7 @@ void R0;
 void R1;
 void R2;
 
-describe('metrics (read 4)', () => {
+describe('metrics (get_metrics)', () => {
   test('last-run: R4 against R3', async () => {
     const body = await get(`${A}/metrics`, getMetrics.output);
     expect(body.context).toEqual({
@@ -313,7 +313,7 @@ describe('metrics (read 4)', () => {
   });
 });
 
-describe('timeseries (read 5)', () => {
+describe('timeseries (get_metrics_timeseries)', () => {
   test('14d: one point per day, the latest run of a day, days without run said explicitly', async () => {
     const body = await get(`${A}/metrics/timeseries?window=14d`, getMetricsTimeseries.output);
     expect(body.points.map((p) => p.day)).toEqual(
@@ -353,7 +353,7 @@ describe('timeseries (read 5)', () => {
   });
 });
 
-describe('engines (read 6)', () => {
+describe('engines (list_engines)', () => {
   test('last-run per engine, with a truly zero visibility on perplexity', async () => {
     const body = await get(`${A}/engines`, listEngines.output);
     expect(body.items.map((i) => i.engine.key)).toEqual(['chatgpt', 'perplexity']);
@@ -397,7 +397,7 @@ describe('engines (read 6)', () => {
   });
 });
 
-describe('competitors (read 7)', () => {
+describe('competitors (list_competitors)', () => {
   test('7d: direct and indirect ranked by mentions, tracked brand ranked too', async () => {
     const body = await get(`${A}/competitors?window=7d`, listCompetitors.output);
     // Mentions R2+R3+R4: Fixo 10, Rival 3 (a41, a42, a43), Nimbus 1 (a33), Quiet 0; all 14. R1: Rival 6.
@@ -449,7 +449,7 @@ describe('competitors (read 7)', () => {
   });
 });
 
-describe('sources (read 8)', () => {
+describe('sources (list_sources)', () => {
   test('7d: ranked by share of citations, owned flagged; limit truncates', async () => {
     const body = await get(`${A}/sources?window=7d`, listSources.output);
     // fixo.com 3 + 2 = 5, rival.com 3, g2.com 2 (a31, a32); 10 citations. R1: g2.com 6 of 6.
@@ -481,7 +481,7 @@ describe('sources (read 8)', () => {
   });
 });
 
-describe('groups (read 9) and group prompts (read 10)', () => {
+describe('groups (list_groups) and group prompts (list_group_prompts)', () => {
   test('7d groups with their metrics; none last', async () => {
     const body = await get(`${A}/groups?window=7d`, listGroups.output);
     expect(body.items.map((i) => [i.id, i.name, i.prompts, i.answers, i.extracted_answers])).toEqual([

@@ -12,12 +12,12 @@ import type { LocalApi } from '../harness/stack.js';
 import { call, expectServed, readerUrl, startTestApi } from '../support/api.js';
 
 /**
- * Issue 21: every new figure (delta_ci95 and significant on rates, ci95 / delta_ci95 / significant on means,
+ * Every interval and comparison figure (delta_ci95 and significant on rates, ci95 / delta_ci95 / significant on means,
  * ci95 on every series point, comparison.comparable / changes, a run's changes) recomputed here from the
  * raw rows (answers, mentions, citations) of test/fixtures/figure-edges.ts, with the formulas written out
  * below rather than the service's: Wilson, Newcombe's method 10, Student t from a two-pass standard
  * deviation, Welch–Satterthwaite. Only the t quantile is the service's, itself tested against published
- * tables in test/unit/figures.test.ts. The fixture hits n = 0, 1 and 2, zero variance, ties, a period with
+ * tables in test/unit/reads/stats.test.ts. The fixture hits n = 0, 1 and 2, zero variance, ties, a period with
  * another engine set, a first run and a run still extracting.
  */
 
@@ -222,7 +222,7 @@ const WINDOWS: Array<[string, string, string[], string[] | null, string[]]> = [
   ['window=all', 'every run, no comparison', [E0, E1, E2, E3], null, []],
 ];
 
-describe('figures recomputed from the raw rows (reads 4, 6)', () => {
+describe('figures recomputed from the raw rows (get_metrics, list_engines)', () => {
   test.each(WINDOWS)('%s: %s', async (qs, _what, cur, prev, changes) => {
     const body = await get(`${A}/metrics?${qs}`, getMetrics.output);
     const c = raw(cur);
@@ -248,7 +248,7 @@ describe('figures recomputed from the raw rows (reads 4, 6)', () => {
   });
 });
 
-describe('competitors: ties and means per brand (read 7)', () => {
+describe('competitors: ties and means per brand (list_competitors)', () => {
   test('E2 against E1: Fixo and Rival tie; Rival’s positions 2 and 1 against none', async () => {
     const body = await get(`${A}/competitors?from=2025-04-03&to=2025-04-03`, listCompetitors.output);
     const brandPositions = (runIds: string[], name: string) =>
@@ -265,7 +265,7 @@ describe('competitors: ties and means per brand (read 7)', () => {
   });
 });
 
-describe('every series point carries its intervals (read 5)', () => {
+describe('every series point carries its intervals (get_metrics_timeseries)', () => {
   test('2025-04-01..04-04: each day’s run, rates with Wilson, means with t', async () => {
     const body = await get(`${A}/metrics/timeseries?from=2025-04-01&to=2025-04-04`, getMetricsTimeseries.output);
     expect(body.points).toHaveLength(4);
@@ -299,7 +299,7 @@ describe('every series point carries its intervals (read 5)', () => {
   });
 });
 
-describe('what changed since the previous run (read 13)', () => {
+describe('what changed since the previous run (get_run)', () => {
   function expectedChanges(runId: string) {
     const run = runs.find((r) => r.id === runId);
     if (run?.state !== 'finished') return null;

@@ -109,7 +109,7 @@ function sum(rows: Array<Record<string, number>>, keys: string[]): Record<string
   return out;
 }
 
-describe('group figures follow the prompts in the group now (reads 9 and 10 agree after a move)', () => {
+describe('group figures follow the prompts in the group now (list_groups and list_group_prompts agree after a move)', () => {
   const base = `/analyses/${HISTORY_ANALYSIS}`;
   const key = HISTORY_KEYS.after_return;
 
@@ -166,7 +166,7 @@ describe('group figures follow the prompts in the group now (reads 9 and 10 agre
   });
 });
 
-describe('a daily series stays bounded whatever the stored history (issue 11, point 1)', () => {
+describe('a daily series stays bounded whatever the stored history, so no reply outgrows what Lambda may answer', () => {
   const key = HISTORY_KEYS.after_return;
   test('window=all over 24 years of history: the series refuses it with 422 naming window; other reads and bounded windows serve', async () => {
     const reply = await call(api, `/analyses/${HISTORY_LONG}/metrics/timeseries?window=all`, key);

@@ -15,7 +15,7 @@ import { call, dynamoEndpoint, expectServed } from '../support/api.js';
 import { startOwnStore } from '../support/own-store.js';
 
 /**
- * Issue 19 point 5: the last_used_at stamp never decides whether a read is served. The service reads
+ * The last_used_at stamp never decides whether a read is served. The service reads
  * from a session that may not write (a reader instance, a hot standby, a role or database with
  * default_transaction_read_only): every read is served, /me counts the call as a use, and nothing is
  * written. The store is this file's own, turned read-only after the demo is written: on the PostgreSQL

@@ -12,7 +12,7 @@ import { dynamoEndpoint, readerUrl } from '../support/api.js';
 import { debianInstallHint, findDebianBinary } from '../support/debian.js';
 
 /**
- * Issue 14 point 11: the reference page built from openapi.json (`npm run docs`), served at /docs by the
+ * The reference page built from openapi.json (`npm run docs`), served at /docs by the
  * local server as `npm start` runs it, opened in headless Chromium (Debian's package; where it is not
  * installed the tests are skipped with the command that installs it): every operation listed with its
  * example, no request to any other host, a screenshot kept in .local/screenshots/ (gitignored).

@@ -192,7 +192,7 @@ function* schemaNodes(node: unknown, path: string): Generator<[string, Record<st
   }
 }
 
-describe('issue 14 point 8: shared parts are named components, referred to, not copied', () => {
+describe('shared parts are named components, referred to, not copied', () => {
   const doc = JSON.parse(JSON.stringify(buildOpenApi())) as OpenApiDocument;
   const text = serializeOpenApi(doc);
   const schemas = doc.components.schemas as Record<string, any>;
@@ -325,7 +325,7 @@ describe('issue 14 point 8: shared parts are named components, referred to, not 
   });
 });
 
-describe('issue 14 point 10: nullable fields carry their own description; dates; contact', () => {
+describe('nullable fields carry their own description; dates; contact', () => {
   const doc = JSON.parse(JSON.stringify(buildOpenApi())) as OpenApiDocument;
   const nodes = [...schemaNodes(doc.components, '')];
 
@@ -374,7 +374,7 @@ describe('issue 14 point 10: nullable fields carry their own description; dates;
   });
 });
 
-describe('issue 11 point 5: strings written by AI engines are marked untrusted', () => {
+describe('strings written by AI engines are marked untrusted', () => {
   const doc = JSON.parse(JSON.stringify(buildOpenApi())) as OpenApiDocument;
   const marked = [...schemaNodes(doc.components.schemas, '')].filter(([, n]) => n[UNTRUSTED_KEYWORD] !== undefined);
 

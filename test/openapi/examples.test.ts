@@ -9,7 +9,7 @@ import { buildOpenApi, examplesOf, type OpenApiDocument } from '../../scripts/op
 import { generateExamples } from '../../scripts/openapi/examples.js';
 
 /**
- * Issue 14 point 9: every operation shows a realistic example, made from the demo data, valid against
+ * Every operation shows a realistic example, made from the demo data, valid against
  * its schema, and reproducible byte for byte (re-made here on a fresh embedded store).
  */
 

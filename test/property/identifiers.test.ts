@@ -15,7 +15,7 @@ import { type Dataset, wipe, writeDataset } from './dataset.js';
 import { startWritableStore, type WritableStore } from './writable-store.js';
 
 /**
- * Issue 22, points 1 and 2: identifiers of every form the store holds are accepted wherever the API hands
+ * Identifiers of every form the store holds are accepted wherever the API hands
  * them out or takes them back (cursors, path parameters, MCP arguments), in capitals too; a slug and an
  * identifier cannot be confused (migration 010, docs/data-contract.md#identifiers-and-slugs).
  */
@@ -123,7 +123,7 @@ describe('cursors carry any identifier the store holds', () => {
     expect(seen).toEqual(LISTED);
   });
 
-  test('a page ending on 00000000-0000-0000-0000-000000000001: its cursor is taken back (issue 22)', async () => {
+  test('a page ending on 00000000-0000-0000-0000-000000000001: its cursor is taken back', async () => {
     const first = expectServed(await call(api, '/analyses/forms/answers?window=all&limit=3', SECRET), listAnswers.output);
     expect(first.items.at(-1)?.id).toBe(nilLike(2));
     const second = expectServed(

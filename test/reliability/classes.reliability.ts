@@ -26,7 +26,7 @@ function unmarked(value: unknown): unknown {
 }
 
 /**
- * The classes of issue 11, property-based, against the API in a process of its own: date ranges and extreme
+ * Four classes of input, property-based, against the API in a process of its own: date ranges and extreme
  * dates, number forms, Unicode separators in answer text (REST and MCP), and arbitrary MCP arguments for
  * every tool. The oracles come from docs/contract.md#common-parameters and docs/decisions.md, not from the code
  * under test.
@@ -48,7 +48,7 @@ const takes = (read: ReadDef, key: string): boolean => Object.hasOwn(read.input.
 
 // ---- docs/contract.md#common-parameters and docs/decisions.md, written out independently of the code ----
 
-/** docs/contract.md#common-parameters rule 4 and #the-fifteen-reads: reads 5 and 14 refuse last-run. */
+/** docs/contract.md#common-parameters rule 4 and #the-fifteen-reads: the time series and the answer list refuse last-run. */
 const WINDOWS = ['last-run', '7d', '14d', '30d', '90d', 'all'];
 const windowAccepted = (read: ReadDef, w: string): boolean =>
   WINDOWS.includes(w) && !(w === 'last-run' && ['get_metrics_timeseries', 'list_answers'].includes(read.name));
@@ -279,7 +279,7 @@ const LINES = /\r\n|[\n\r\u2028\u2029\u0085]/;
 
 // ---- the battery ----
 
-describe(`issue 11 classes, property-based (fast-check seed ${SEED})`, () => {
+describe(`dates, numbers, Unicode and MCP arguments, property-based (fast-check seed ${SEED})`, () => {
   let api: ApiProcess;
   let admin: pg.Client;
   let mcp: Client;
@@ -344,7 +344,7 @@ describe(`issue 11 classes, property-based (fast-check seed ${SEED})`, () => {
       errorLines: api.errorOutput().length,
     });
     recordFigures(figures);
-    console.log(`issue 11 classes: ${JSON.stringify(figures)}`);
+    console.log(`dates, numbers, Unicode and MCP arguments: ${JSON.stringify(figures)}`);
     await mcp?.close();
     if (inserted.length > 0) await admin.query('DELETE FROM answers WHERE id = ANY($1::uuid[])', [inserted]);
     await admin?.end();

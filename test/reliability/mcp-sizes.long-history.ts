@@ -19,7 +19,7 @@ import { type LongHistorySizes, largest, largestChars, largestPerTool, longHisto
 import { freshDatabase, type ServerDatabase } from './support/stores.js';
 
 /**
- * Issue 14 point 2 and issue 20 point 5 on a long history, in CI: one year of daily runs
+ * MCP result sizes on a long history, in CI: one year of daily runs
  * (test/fixtures/large-dataset.ts: 200 prompts × 6 engines × 365 runs, 438,000 answers) seeded into a fresh
  * database of the PostgreSQL server and dropped after. Through the SDK client:
  * - every tool with default arguments gives a text block and a JSON.stringify(structuredContent) of at most

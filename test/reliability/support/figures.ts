@@ -5,7 +5,7 @@ import { join } from 'node:path';
 export const MAX_RESPONSE_BYTES = 6 * 1024 * 1024;
 /** The memory of a deployed function (lib/config.ts, lambda.memoryMb): the server under the battery must fit it. */
 export const MAX_PEAK_RSS_BYTES = 512 * 1024 * 1024;
-/** Acceptance level of the property battery (issue 11). */
+/** Acceptance level of the property battery: the fewest cases its files must run together. */
 export const MIN_CASES = 10_000;
 
 export const FIGURES_DIR_ENV = 'RELIABILITY_FIGURES_DIR';
