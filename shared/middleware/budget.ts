@@ -22,7 +22,7 @@ export async function spendBudget(counter: BudgetCounter, call: Call): Promise<v
 
 /**
  * Every authenticated REST call spends one call of the budget, bad input included. MCP spends per
- * tools/call instead (shared/mcp/handler.ts): protocol messages that read no data are free.
+ * tools/call instead (shared/mcp/call-tool.ts): protocol messages that read no data are free.
  */
 export function budgetMiddleware(opts: { counter: BudgetCounter }): MiddlewareObj<unknown, unknown, Error, { call: Call }> {
   return {

@@ -5,8 +5,8 @@ import { manifest, startTestApi } from '../support/api.js';
 import { freshConfigDir, INSPECTOR, MCP_REMOTE, npx, type Run } from './clients.js';
 
 /**
- * Issue 14 point 4 through the real clients (pinned, see clients.ts), started as a user would from
- * docs/mcp.md. A valid key lists the fifteen tools; a missing or revoked key ends with a message naming the
+ * The refusals a host shows its user, through the real clients (pinned, see clients.ts), started as a user would from
+ * docs/mcp.md. A valid key lists one tool per read; a missing or revoked key ends with a message naming the
  * cause, not an OAuth prompt, a browser, or an SSE error. Both clients start OAuth on any 401 (they
  * read no body first): the Inspector CLI with --stored-auth-only refuses to and shows our 401 body;
  * mcp-remote tries OAuth discovery and client registration, whose addresses answer 404 saying that

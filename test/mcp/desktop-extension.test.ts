@@ -14,7 +14,7 @@ import type { LocalApi } from '../harness/stack.js';
 import { call, manifest as demo, startTestApi } from '../support/api.js';
 
 /**
- * Issue 20 point 9: the Claude Desktop extension as a user gets it. `npm run mcpb` (scripts/mcpb/build.ts)
+ * The Claude Desktop extension as a user gets it. `npm run mcpb` (scripts/mcpb/build.ts)
  * builds and packs it; the bundle is started the way Claude Desktop starts it (the manifest's command, args
  * and env, with the settings substituted by mcpb's own code, which Claude Desktop uses) and spoken to
  * through the MCP SDK's stdio client, against the local stack. A refused key must come back as an error

@@ -2,12 +2,13 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { reads } from '#shared/reads/registry.js';
 import type { LocalApi } from '../harness/stack.js';
 import { awayFromMinuteEdge, manifest, startTestApi } from '../support/api.js';
 import { parseToolError, rpc, toolCall } from './support.js';
 
 /**
- * Issue 20 points 1, 2 and 7: both protocol eras on one stateless endpoint, through the SDK's own clients
+ * Both protocol eras on one stateless endpoint, through the SDK's own clients
  * of each era (v1 @modelcontextprotocol/sdk speaks 2025-11-25 and back; v2 @modelcontextprotocol/client
  * negotiates 2026-07-28), and raw messages for the revisions no pinned client offers by default. Protocol
  * messages that read no data spend no budget; malformed params get -32602 with one line.
@@ -43,7 +44,7 @@ describe('2026-07-28: no handshake, server/discover, a per-request envelope', ()
     try {
       expect(client.getProtocolEra()).toBe('modern');
       const { tools } = await client.listTools();
-      expect(tools).toHaveLength(15);
+      expect(tools).toHaveLength(reads.length);
       const result = await client.callTool({ name: 'list_analyses', arguments: { limit: 1 } });
       expect(result.isError).toBeFalsy();
       const sc = result.structuredContent as { items: unknown[]; rate_limit: { per_minute: number } };
@@ -113,7 +114,7 @@ describe('2025 revisions: the initialize handshake, stateless', () => {
     expect(reply.body.result.instructions).toMatch(/Each tool call spends one call/);
     expect(reply.headers.get('mcp-session-id')).toBeNull();
     const list = await rpc(api, key(), { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'mcp-protocol-version': version });
-    expect(list.body.result.tools).toHaveLength(15);
+    expect(list.body.result.tools).toHaveLength(reads.length);
   });
 
   test.each(LEGACY)('the v1 client connects, then calls with MCP-Protocol-Version %s', async (version) => {
@@ -133,7 +134,7 @@ describe('2025 revisions: the initialize handshake, stateless', () => {
   });
 });
 
-describe('protocol messages spend no budget; each tools/call spends one (issue 20 point 2)', () => {
+describe('protocol messages spend no budget; each tools/call spends one', () => {
   test('initialize, initialized, ping, tools/list, server/discover: the budget is where it was; a tools/call takes one', async () => {
     const fresh = await startTestApi();
     try {
@@ -179,7 +180,7 @@ describe('protocol messages spend no budget; each tools/call spends one (issue 2
   });
 });
 
-describe('malformed protocol params: -32602 with one line (issue 20 point 7)', () => {
+describe('malformed protocol params: -32602 with one line', () => {
   const cases: Array<[string, Record<string, unknown>, string]> = [
     ['initialize without params', { method: 'initialize' }, 'Invalid params for initialize: params: expected object, received undefined.'],
     [

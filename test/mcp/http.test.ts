@@ -1,7 +1,8 @@
 import { connect as connectTcp } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { parseConfig } from '#shared/config/service.js';
-import { INVALID_CALL } from '#shared/mcp/handler.js';
+import { INVALID_CALL } from '#shared/mcp/refusals.js';
+import { reads } from '#shared/reads/registry.js';
 import type { LocalApi } from '../harness/stack.js';
 import { awayFromMinuteEdge, call, expectError, manifest, startTestApi } from '../support/api.js';
 import { connect, parseToolError, rpc, toolCall } from './support.js';
@@ -136,7 +137,7 @@ function postRaw(url: string, headers: Record<string, string>, body: string): Pr
   });
 }
 
-describe('headers it does not use never fail the call (issue 20 point 6)', () => {
+describe('headers it does not use never fail the call', () => {
   test('UTF-8 header values above U+00FF (a city, a user agent with CJK and an emoji) are served', async () => {
     const headers = {
       authorization: `Bearer ${key()}`,
@@ -147,7 +148,7 @@ describe('headers it does not use never fail the call (issue 20 point 6)', () =>
     };
     const list = await postRaw(`${api.baseUrl}/mcp`, headers, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }));
     expect(list.status).toBe(200);
-    expect(list.body.result.tools).toHaveLength(15);
+    expect(list.body.result.tools).toHaveLength(reads.length);
     const called = await postRaw(`${api.baseUrl}/mcp`, headers, JSON.stringify(toolCall('get_me', {})));
     expect(called.status).toBe(200);
     expect(called.body.result.structuredContent.key.prefix).toBe(key().slice(0, 12));
@@ -289,7 +290,7 @@ describe('one budget for REST and MCP', () => {
       const restRefused = await call(fresh, '/me', k);
       expectError(restRefused, 429, 'rate_limited', { budget: true });
       // Still free once the budget is spent: the model can list the tools and read why it must wait.
-      expect((await rpc(fresh, k, list)).body.result.tools).toHaveLength(15);
+      expect((await rpc(fresh, k, list)).body.result.tools).toHaveLength(reads.length);
       const mcpRefused = await rpc(fresh, k, toolCall('get_me', {}));
       expect(mcpRefused.status).toBe(200);
       const wait = Number(mcpRefused.headers.get('x-ratelimit-reset'));
@@ -310,7 +311,7 @@ describe('one budget for REST and MCP', () => {
       await awayFromMinuteEdge(20);
       const client = await connect(fresh, manifest.keys.small_budget);
       try {
-        expect((await client.listTools()).tools).toHaveLength(15);
+        expect((await client.listTools()).tools).toHaveLength(reads.length);
         const me = (await client.callTool({ name: 'get_me', arguments: {} })) as unknown as {
           structuredContent: { rate_limit: { remaining: number } };
         };

@@ -6,7 +6,7 @@ import type { LargeManifest } from '../fixtures/large-dataset.js';
 import { largestBytes, largestChars, listerOf, type ResultSizes, resultSizes } from './args.js';
 
 /**
- * Issue 14 point 2 and issue 20 point 5 on a long history (test/fixtures/large-dataset.ts), without jest:
+ * The MCP result sizes on a long history (test/fixtures/large-dataset.ts), without jest:
  * what every tool gives with its default arguments, one item more than its default page, and its widest
  * legal calls. Used by the reliability battery's test/reliability/mcp-sizes.long-history.ts (in CI) and by
  * `npm run bench -- mcp`.

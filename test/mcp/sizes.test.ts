@@ -16,7 +16,7 @@ import { largestBytes, largestChars, resultSizes, type SizeRow, sizeTable, toolA
 import { connect, rpc } from './support.js';
 
 /**
- * Issue 14 point 2 and issue 20 point 5: what a host forwards to the model stays within what it accepts.
+ * What a host forwards to the model stays within what it accepts.
  * A host forwards either the text block or JSON.stringify(structuredContent), so both are measured.
  * - Every call with default arguments: at most 40,000 characters each (Gemini CLI cuts a longer result,
  *   and Claude Code sets aside one over 50,000 characters); a paged tool's default page leaves
@@ -29,7 +29,7 @@ import { connect, rpc } from './support.js';
  */
 const RESULT_LIMIT = ASSISTANT_RESULT_BYTES;
 const DEFAULT_CALL_CHARS = ASSISTANT_DEFAULT_CHARS;
-/** 64 KB, as issue 14 set it for the whole tools/list response. */
+/** 64 KB for the whole tools/list response: a host reads it at every connection, before any call. */
 const LIST_LIMIT = 65_536;
 const MODEL_VISIBLE_LIMIT = 16_000;
 const DESCRIPTION_LIMIT = 1024;

@@ -183,7 +183,7 @@ describe('tools/list: one tool per read, from the read table', () => {
   });
 });
 
-describe('issue 14 point 1: each description tells the assistant what it needs', () => {
+describe('each description tells the assistant what it needs', () => {
   /** What the result of a tool can carry, read off its advertised outputSchema. */
   const carries = (t: { outputSchema?: unknown }) => {
     const text = JSON.stringify(t.outputSchema);

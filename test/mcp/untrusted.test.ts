@@ -13,7 +13,7 @@ import { unwrapUntrusted } from './args.js';
 import { connect, withoutRateLimit } from './support.js';
 
 /**
- * Issue 11 point 5, MCP side. Some hosts forward only structuredContent to the model, others only the
+ * Untrusted text, MCP side. Some hosts forward only structuredContent to the model, others only the
  * text block: each must carry every AI-written string marked. Hostile strings are written into a store
  * of this file's own (the demo plus what the owner connection adds below), never into the demo itself:
  * embedded, or a database of its own on the PostgreSQL server when DATABASE_URL is set.

@@ -1,0 +1,75 @@
+import { type CallToolResult, INVALID_PARAMS } from '@modelcontextprotocol/server';
+import { type ApiError, InvalidRequest, toApiError } from '../errors.js';
+import { logFault } from '../log.js';
+import { spendBudget } from '../middleware/budget.js';
+import { type Call, settled, timed } from '../middleware/call-state.js';
+import { prepareRead, readContext } from '../reads/execute.js';
+import { type BudgetState, type RateLimit, rateLimitOf } from '../store/budget.js';
+import type { Services } from '../store/services.js';
+import { resultText } from './fence.js';
+import { RpcError } from './refusals.js';
+import { errorText } from './results.js';
+import { type Slice, toolDef } from './tools.js';
+
+const budgetMeta = (budget: BudgetState | undefined): Record<string, unknown> => (budget ? { rate_limit: rateLimitOf(budget) } : {});
+
+/**
+ * tools/call: spends one call of the budget, then the same path as REST (prepareRead, then the read);
+ * every refusal, the budget's included, is an isError result whose text a host can show as is.
+ * `args` are the arguments as the request carried them (own keys, __proto__ included), not as the
+ * SDK re-parsed them, so an argument REST would refuse is refused here too.
+ */
+export async function callTool(services: Services, call: Call, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+  const def = toolDef(name);
+  // An unknown tool is a protocol error (MCP spec, "Error Handling"), not a tool failure.
+  if (!def) throw new RpcError(INVALID_PARAMS, `Unknown tool: ${name}. Call tools/list for the available tools.`);
+  call.read = def.read;
+  try {
+    await spendBudget(services.counter, call);
+    const caller = settled(call, 'caller');
+    const budget = settled(call, 'budget');
+    const { page, rest } = def.slice ? pageOf(def.slice, args) : { page: undefined, rest: args };
+    const prepared = prepareRead(def.read, caller, { ...def.defaults, ...rest });
+    const ctx = readContext(services, call.requestId, caller, budget, prepared.analysis);
+    const whole = await timed(call, 'data', () => def.read.run(ctx, prepared.input));
+    const body = page ? sliced(whole as WholeList, page) : whole;
+    const structured = { ...(def.structured(body) as Record<string, unknown>), rate_limit: rateLimitOf(budget) };
+    return { content: [{ type: 'text', text: resultText(def, structured) }], structuredContent: structured, _meta: budgetMeta(budget) };
+  } catch (err) {
+    logFault(err, call.requestId, { tool: name });
+    return errorResult(toApiError(err), call);
+  }
+}
+
+interface WholeList {
+  items: unknown[];
+  total: number;
+  truncated: boolean;
+}
+
+/**
+ * `limit` and `offset` of a whole-list read cut into pages on MCP (shared/mcp/tools.ts, MCP_SLICES), and
+ * the arguments left for the read itself; refused as REST refuses a bad `limit`.
+ */
+function pageOf(slice: Slice, args: Record<string, unknown>): { page: { limit: number; offset: number }; rest: Record<string, unknown> } {
+  const { limit = slice.limit, offset = 0, ...rest } = args;
+  if (!Number.isInteger(limit) || (limit as number) < 1 || (limit as number) > slice.max)
+    throw new InvalidRequest(`limit must be an integer from 1 to ${slice.max}.`, 'limit');
+  if (!Number.isInteger(offset) || (offset as number) < 0) throw new InvalidRequest('offset must be an integer of 0 or more.', 'offset');
+  return { page: { limit: limit as number, offset: offset as number }, rest };
+}
+
+function sliced(body: WholeList, page: { limit: number; offset: number }): WholeList {
+  const items = body.items.slice(page.offset, page.offset + page.limit);
+  return { ...body, items, truncated: page.offset + items.length < body.total };
+}
+
+/**
+ * A refusal as a tool result: the plain-text first line (errorText) that every host shows the model,
+ * then the JSON error body. No structuredContent: a host checks it against the tool's outputSchema,
+ * which an error body is not.
+ */
+function errorResult(error: ApiError, call: Call): CallToolResult {
+  const limit: RateLimit | undefined = call.budget ? rateLimitOf(call.budget) : undefined;
+  return { isError: true, content: [{ type: 'text', text: errorText(error, call.requestId, limit) }], _meta: budgetMeta(call.budget) };
+}
