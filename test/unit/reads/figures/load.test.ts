@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { type CommonJson, figureState, loadCommon, type StateFacts, type Sums } from '#shared/reads/figures/load.js';
+import { type CommonJson, figureState, loadCommon, type StateFacts, type Sums, zeroSums } from '#shared/reads/figures/load.js';
 
 /**
  * What a figure read makes of its store function's common part, on answers built here by hand: the
@@ -38,21 +38,8 @@ type EngineRow = NonNullable<CommonJson['engines']>[number];
 type UnfinishedRow = NonNullable<CommonJson['unfinished']>[number];
 type RunJson = NonNullable<CommonJson['window']['anchor']>;
 
-const ZERO: Sums = {
-  answers: 0,
-  extracted: 0,
-  mentioned: 0,
-  tracked_mentions: 0,
-  brand_mentions: 0,
-  position_sum: 0,
-  position_n: 0,
-  sentiment_sum: 0,
-  sentiment_n: 0,
-  citations: 0,
-  owned_citations: 0,
-  position_sq: 0,
-  sentiment_sq: 0,
-};
+/** Every measure at 0. */
+const ZERO: Sums = zeroSums();
 
 /** An engine row of the aggregates, its measures 0 unless given. */
 function row(period: number, engine: string, counts: Partial<Omit<EngineRow, 'period' | 'engine'>>): EngineRow {
