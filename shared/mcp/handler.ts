@@ -26,6 +26,8 @@ export function mcpHandler(services: Services) {
       throw err;
     }
     const server = mcpServer(services, context.call, isPlainObject(message) ? message : {});
+    // 2025-era requests are routed by us, not left to createMcpHandler, so that they get JSON replies rather
+    // than SSE streams (serveLegacy says why).
     const legacy = message === undefined || (await isLegacyRequest(request, message));
     const response = legacy ? await serveLegacy(server, request, message) : await serveModern(server, request, message);
     return { statusCode: response.status, headers: {}, body: await response.text() };

@@ -81,8 +81,8 @@ function foldNullable(node: Node): Node {
  * a model needs, units and nulls, is in the tool description, since hosts do not show output schemas to
  * the model) and open objects (no `additionalProperties:
  * false`: a field added later must not fail a client that validates with the schema it listed
- * earlier). Fifteen self-contained output schemas cannot share parts with each other, so this is what
- * keeps the whole tools/list under 64 KB.
+ * earlier). Each tool's output schema is self-contained and cannot share parts with another's, so this
+ * is what keeps the whole tools/list under 64 KB.
  */
 export function compactSchema(schema: JsonSchema, kind: 'input' | 'output'): JsonSchema {
   return mapSchema(schema, (node) => {

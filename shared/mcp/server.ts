@@ -61,10 +61,11 @@ export function toWebRequest(event: Event, body: string): Request {
 /**
  * 2025-era messages (an initialize handshake, no per-request envelope): a fresh server on a stateless
  * transport answering with one JSON body, as the SDK's own stateless example does. The handler routes
- * these here itself (isLegacyRequest) rather than leaving them to createMcpHandler's own legacy fallback:
- * that fallback builds its transport with `sessionIdGenerator: undefined` alone, so it answers 2025-era
- * requests as SSE streams; with `enableJsonResponse` every host gets a plain JSON reply, which a Lambda
- * behind API Gateway returns whole.
+ * these here itself (isLegacyRequest) rather than leaving them to createMcpHandler's stateless legacy
+ * fallback, because that fallback builds its transport with `sessionIdGenerator: undefined` and no
+ * `enableJsonResponse`, and such a transport answers every JSON-RPC request with an SSE stream
+ * (text/event-stream), even when the reply is one result. With `enableJsonResponse: true` the reply is
+ * one plain JSON body, which every host reads and a Lambda behind API Gateway returns whole.
  */
 export async function serveLegacy(server: Server, request: Request, message: unknown): Promise<Response> {
   const transport = new WebStandardStreamableHTTPServerTransport({

@@ -207,7 +207,7 @@ let advertised: Tool[] | undefined;
 
 /**
  * What tools/list answers: the list `npm run openapi` built from the read table (tool-list.ts), so a
- * cold function answers its first list without converting fifteen contracts to JSON Schema.
+ * cold function answers its first list without converting every read's contracts to JSON Schema.
  * test/mcp/tool-list.test.ts fails when the committed list is not the one the read table makes.
  */
 export function toolList(): Tool[] {

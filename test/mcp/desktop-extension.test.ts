@@ -151,7 +151,7 @@ describe('the packed extension', () => {
 });
 
 describe('through the SDK stdio client, as Claude Desktop starts it', () => {
-  test('a valid key: the fifteen tools, and list_analyses gives the REST body', async () => {
+  test('a valid key: every tool, and list_analyses gives the REST body', async () => {
     const key = demo.keys.workspace;
     const config = await launch({ api_key: key, endpoint: `${api.baseUrl}/mcp` });
     expect(config?.args).toEqual([`${staged}/server/index.mjs`]);

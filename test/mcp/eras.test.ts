@@ -38,7 +38,7 @@ const modernHeaders = (method: string, name?: string) => ({
 });
 
 describe('2026-07-28: no handshake, server/discover, a per-request envelope', () => {
-  test('the v2 client pinned to 2026-07-28 connects, lists the 15 tools and calls one', async () => {
+  test('the v2 client pinned to 2026-07-28 connects, lists every tool and calls one', async () => {
     const client = new ClientV2({ name: 'geo-test', version: '1.0.0' }, { versionNegotiation: { mode: { pin: MODERN } } });
     await client.connect(new TransportV2(new URL(`${api.baseUrl}/mcp`), auth(key())));
     try {

@@ -25,7 +25,7 @@ import { connect, rpc } from './support.js';
  *   over 25,000 tokens, JSON runs about 3 bytes a token), except on a read whose description declares
  *   what one unit of its result weighs and how to ask for less; there the result may be larger, but
  *   never more than the declared weight × its units + ENVELOPE_BYTES.
- * Point 3: the tool list itself, in full and in the part a model sees.
+ * - The tool list itself, in full and in the part a model sees: a host reads it at every connection.
  */
 const RESULT_LIMIT = ASSISTANT_RESULT_BYTES;
 const DEFAULT_CALL_CHARS = ASSISTANT_DEFAULT_CHARS;
