@@ -9,7 +9,7 @@ import { validateInput } from './validate.js';
 
 /**
  * How an analysis reference is compared: one shaped like a uuid names an analysis by id, in any case; any
- * other is a slug, exact (the caller statement, migration 009, applies the same rule).
+ * other is a slug, exact (the caller statement, api_caller, applies the same rule).
  */
 export function canonicalRef(ref: string): string {
   return isUuid(ref) ? ref.toLowerCase() : ref;

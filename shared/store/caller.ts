@@ -5,8 +5,8 @@ import { StoreError, storeFaultCause } from './faults.js';
 
 /**
  * Key, workspace, plan, creator's standing, the reach count and the analysis the call names (if the key
- * reaches it), in one round trip whose cost does not grow with the workspace: api_caller (migration 009)
- * holds the statement, so its plan is kept per backend instead of being made again on every call. Reach =
+ * reaches it), in one round trip whose cost does not grow with the workspace: api_caller
+ * (shared/admin/sql/functions/caller.sql) holds the statement, so its plan is kept per backend instead of being made again on every call. Reach =
  * key scope ∩ what the creator may read today (membership, suspension, brand restrictions). The statement
  * also says whether the last_used_at stamp is due, and keeps it itself when asked to and the session may
  * write (the role may update that column only).

@@ -127,9 +127,9 @@ export const listAnswers = defineRead({
       after = parsed.data;
       days = { name: days.name, first: after.first, last: after.last };
     }
-    // api_answers (migration 006): half-open UTC bounds and the keyset on answers_keyset (analysis_id,
+    // api_answers (shared/admin/sql/functions/catalog.sql): half-open UTC bounds and the keyset on answers_keyset (analysis_id,
     // captured_at DESC, id DESC), so page 100 reads as few rows as page 1; the total sums the per-day counts
-    // of answer_days (004), O(days) instead of O(answers), and exact. Day arithmetic is done there too:
+    // of answer_days, O(days) instead of O(answers), and exact. Day arithmetic is done there too:
     // the day after `to` is always an ordinary date for PostgreSQL.
     const [row] = await ctx.db.query<ListRow>(
       'SELECT * FROM api_answers($1::uuid, $2::date, $3::date, $4::timestamptz, $5::uuid, $6::integer)',

@@ -139,7 +139,7 @@ function times(r: RunRow) {
   };
 }
 
-/** The run read's changes from what api_run_read returned (fig_run_changes, migration 012). */
+/** The run read's changes from what api_run_read returned (fig_run_changes, shared/admin/sql/functions/catalog.sql). */
 function changesOf(c: ChangesJson | null, configured: string[]) {
   if (!c) return null;
   const hasPrev = c.previous_run !== null;

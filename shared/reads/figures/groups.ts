@@ -103,7 +103,7 @@ export const groupPromptListSchema = figureListOf(
 );
 
 type PromptRow = Sums & { period: number; prompt_id: string; engine: string };
-/** The order of a row's values as api_fig_group_prompts sends them (migration 012). */
+/** The order of a row's values as api_fig_group_prompts sends them (shared/admin/sql/functions/figures.sql). */
 export const PROMPT_ROW_COLUMNS = ['period', 'prompt_id', 'engine', ...MEASURES] as const satisfies readonly (keyof PromptRow)[];
 
 interface PromptSums {

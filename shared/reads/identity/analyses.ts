@@ -56,7 +56,7 @@ export const listAnalyses = defineRead({
   run: async (ctx, input) => {
     const binding = { read: 'list_analyses', analysis: null, key: ctx.caller.key.id, window: '' };
     const after = input.cursor === undefined ? '' : z.string().parse(decodeCursor(ctx.cursorSecret, input.cursor, binding));
-    // Keyset on the slug with the reach predicate in SQL (migration 009): a page reads its own rows, whatever its position.
+    // Keyset on the slug with the reach predicate in SQL (api_analyses_page, shared/admin/sql/functions/identity.sql): a page reads its own rows, whatever its position.
     const rows = await ctx.db.query<SummaryRow>('SELECT * FROM api_analyses_page($1::uuid, $2::text, $3::integer)', [
       ctx.caller.key.id,
       after,

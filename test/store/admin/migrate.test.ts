@@ -114,11 +114,11 @@ async function argumentsOf(db: Queryable, analysisId: string) {
 }
 
 /** The argument sets of one read: one per value of each parameter the data gives, every window. */
-function argumentSets(read: ReadDef, analysis: string | undefined, values: Awaited<ReturnType<typeof argumentsOf>> | undefined) {
+function argumentSets(read: ReadDef, analysis: string, values: Awaited<ReturnType<typeof argumentsOf>>) {
   const shape = Object.keys(read.input.shape as object);
-  let sets: Array<Record<string, unknown>> = [analysis === undefined ? {} : { analysis }];
+  let sets: Array<Record<string, unknown>> = [{ analysis }];
   const each = (name: 'group' | 'run' | 'answer') => {
-    if (!shape.includes(name) || !values) return;
+    if (!shape.includes(name)) return;
     sets = sets.flatMap((s) => values[name].map((v) => ({ ...s, [name]: v })));
   };
   each('group');
