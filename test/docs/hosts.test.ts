@@ -196,7 +196,8 @@ describe('Cursor, VS Code and Windsurf: the documented URL and header, against a
       const session = await open(filledIn(entryOf(page), api, manifest.keys.workspace));
       try {
         expect(session.tools.sort()).toEqual(reads.map((r) => r.name).sort());
-        expect(session.me.isError).toBeFalsy();
+        // The whole result on a failure, so a refusal shows its code and text.
+        expect(session.me.isError ? session.me : undefined).toBeUndefined();
         expect((session.me.structuredContent as { key: { prefix: string } }).key.prefix).toBe(visiblePrefix(manifest.keys.workspace));
       } finally {
         await session.close();
