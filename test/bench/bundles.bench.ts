@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import { reads as allReads } from '#shared/reads/registry.js';
-import { toApiGatewayEvent } from '../harness/adapter.js';
-import { freshTableName, LOCAL_CURSOR_SECRET } from '../harness/stack.js';
-import { createBudgetTable, startBudgetStore } from '../harness/stores.js';
+import { toApiGatewayEvent } from '../../local/adapter.js';
+import { freshTableName, LOCAL_CURSOR_SECRET } from '../../local/stack.js';
+import { createBudgetTable, startBudgetStore } from '../../local/stores.js';
 import { demoStore, stats, table } from './harness.js';
 import { startPooler } from './pooler.js';
 

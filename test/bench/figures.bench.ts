@@ -1,6 +1,6 @@
 import { migrate } from '#shared/admin/migrate.js';
+import type { LocalApi } from '../../local/stack.js';
 import { largeManifest, seedLarge } from '../fixtures/large-dataset.js';
-import type { LocalApi } from '../harness/stack.js';
 import { benchApi, type Stats, serverDatabase, stats, table, withUser } from './harness.js';
 
 /**

@@ -1,8 +1,8 @@
 import pg from 'pg';
 import { migrate } from '#shared/admin/migrate.js';
 import type { Queryable } from '#shared/store/queryable.js';
-import { freshTableName, type LocalApi, localConfig, startApi } from '../harness/stack.js';
-import { createBudgetTable, type LocalBudgetStore, type LocalStore, startBudgetStore, startStore, withUser } from '../harness/stores.js';
+import { freshTableName, type LocalApi, localConfig, startApi } from '../../local/stack.js';
+import { createBudgetTable, type LocalBudgetStore, type LocalStore, startBudgetStore, startStore, withUser } from '../../local/stores.js';
 
 /** The machine's PostgreSQL server (trust auth); BENCH_PG_URL overrides. */
 export const SERVER_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';

@@ -6,8 +6,8 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { migrate } from '#shared/admin/migrate.js';
+import { type LocalApi, localConfig, startApi } from '../../local/stack.js';
 import { largeManifest, seedLarge } from '../fixtures/large-dataset.js';
-import { type LocalApi, localConfig, startApi } from '../harness/stack.js';
 import { measure, serverDatabase, stats, table, withUser } from './harness.js';
 import { startPrivatePg } from './private-pg.js';
 

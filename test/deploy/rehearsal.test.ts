@@ -10,9 +10,9 @@ import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import pg from 'pg';
 import { reads } from '#shared/reads/registry.js';
+import { toApiGatewayEvent } from '../../local/adapter.js';
+import { type LocalBudgetStore, startBudgetStore } from '../../local/stores.js';
 import { adminClientConfig } from '../../scripts/admin-connection.js';
-import { toApiGatewayEvent } from '../harness/adapter.js';
-import { type LocalBudgetStore, startBudgetStore } from '../harness/stores.js';
 import {
   type Assembly,
   type FunctionSpec,

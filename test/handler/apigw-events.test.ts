@@ -2,10 +2,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, describe, expect, test } from '@jest/globals';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { createServices } from '#shared/store/services.js';
-import { toApiGatewayEvent } from '../harness/adapter.js';
-import { createHandlers } from '../harness/handlers.js';
-import { localConfig } from '../harness/stack.js';
-import { createBudgetTable } from '../harness/stores.js';
+import { toApiGatewayEvent } from '../../local/adapter.js';
+import { createHandlers } from '../../local/handlers.js';
+import { localConfig } from '../../local/stack.js';
+import { createBudgetTable } from '../../local/stores.js';
 import { dynamoEndpoint, manifest, readerUrl } from '../support/api.js';
 
 /**

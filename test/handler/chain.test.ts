@@ -3,9 +3,9 @@ import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { readsByFamily } from '#shared/reads/registry.js';
 import { restHandler } from '#shared/rest/handler.js';
 import { createServices } from '#shared/store/services.js';
-import { type LambdaHandler, toApiGatewayEvent } from '../harness/adapter.js';
-import { freshTableName, localConfig } from '../harness/stack.js';
-import { createBudgetTable } from '../harness/stores.js';
+import { type LambdaHandler, toApiGatewayEvent } from '../../local/adapter.js';
+import { freshTableName, localConfig } from '../../local/stack.js';
+import { createBudgetTable } from '../../local/stores.js';
 import { awayFromMinuteEdge, dynamoEndpoint, manifest, readerUrl } from '../support/api.js';
 
 /** The real middy chain, invoked as Lambda would, without HTTP in between. */

@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { LocalApi } from '../harness/stack.js';
+import type { LocalApi } from '../../local/stack.js';
 import { freshHome, type HostHome, runHost } from './run-host.js';
 import { describeHost } from './scenarios.js';
 import { conversation, startAnthropicStandIn, type ToolResult, toolResults } from './stand-ins/anthropic.js';

@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { LocalApi } from '../harness/stack.js';
+import type { LocalApi } from '../../local/stack.js';
 import { freshHome, type HostHome, runHost } from './run-host.js';
 import { describeHost } from './scenarios.js';
 import type { ToolResult } from './stand-ins/anthropic.js';

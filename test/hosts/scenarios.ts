@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { reads } from '#shared/reads/registry.js';
-import type { LocalApi } from '../harness/stack.js';
+import type { LocalApi } from '../../local/stack.js';
 import { awayFromMinuteEdge, manifest, startTestApi } from '../support/api.js';
 import type { HostRun } from './run-host.js';
 import type { ToolStep } from './stand-ins/anthropic.js';

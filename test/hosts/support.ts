@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { expect } from '@jest/globals';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { LocalApi } from '../harness/stack.js';
+import type { LocalApi } from '../../local/stack.js';
 import { connect } from '../mcp/support.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');

@@ -5,8 +5,8 @@ import { logger } from '#shared/log.js';
 import { readsByFamily } from '#shared/reads/registry.js';
 import { restHandler } from '#shared/rest/handler.js';
 import { createServices } from '#shared/store/services.js';
-import { type LambdaHandler, toApiGatewayEvent } from '../harness/adapter.js';
-import { localConfig } from '../harness/stack.js';
+import { type LambdaHandler, toApiGatewayEvent } from '../../local/adapter.js';
+import { localConfig } from '../../local/stack.js';
 import { captureLogLines } from '../support/capture.js';
 import { ALARM_ADDRESS, PROD, resources, synth } from './support.js';
 

@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import type { LocalApi } from '../harness/stack.js';
+import type { LocalApi } from '../../local/stack.js';
 import { parseResponse, type RawReply, rawRequest } from '../reliability/support/raw-http.js';
 import { manifest, startTestApi } from '../support/api.js';
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { z } from 'zod';
 import { getAnalysis, listAnalyses } from '#shared/reads/identity/analyses.js';
 import { meSchema } from '#shared/reads/identity/me.js';
-import type { LocalApi } from '../harness/stack.js';
+import type { LocalApi } from '../../local/stack.js';
 import { call, expectError, expectServed, manifest, startTestApi } from '../support/api.js';
 
 let api: LocalApi;

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { meSchema } from '#shared/reads/identity/me.js';
-import type { LocalApi } from '../harness/stack.js';
+import type { LocalApi } from '../../local/stack.js';
 import { call, expectError, expectServed, manifest, startTestApi } from '../support/api.js';
 import { captureOutput } from '../support/capture.js';
 

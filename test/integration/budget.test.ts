@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { meSchema } from '#shared/reads/identity/me.js';
 import { reads } from '#shared/reads/registry.js';
 import { secondsToMinuteEnd } from '#shared/store/budget.js';
+import type { LocalApi } from '../../local/stack.js';
+import { freshTableName } from '../../local/stack.js';
+import { type LocalStore, startStore } from '../../local/stores.js';
 import { ZERO_PLAN_ANALYSIS, ZERO_PLAN_SECRET } from '../fixtures/zero-plan.js';
-import type { LocalApi } from '../harness/stack.js';
-import { freshTableName } from '../harness/stack.js';
-import { type LocalStore, startStore } from '../harness/stores.js';
 import { parseToolError, rpc, toolCall } from '../mcp/support.js';
 import { awayFromMinuteEdge, budgetItems, call, expectError, expectServed, manifest, startTestApi } from '../support/api.js';
 

@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import { HOSTILE_ANSWERS, HOSTILE_TEXTS } from '#shared/admin/demo.js';
 import { getAnswer, listAnswers } from '#shared/reads/catalog/answers.js';
 import { getRun } from '#shared/reads/catalog/runs.js';
-import type { LocalApi } from '../harness/stack.js';
+import type { LocalApi } from '../../local/stack.js';
 import { call, expectError, expectServed, manifest, readerUrl, startTestApi } from '../support/api.js';
 
 let api: LocalApi;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import pg from 'pg';
 import type { z } from 'zod';
 import { listAnswers } from '#shared/reads/catalog/answers.js';
-import type { LocalApi } from '../harness/stack.js';
+import type { LocalApi } from '../../local/stack.js';
 import { call, expectError, expectServed, manifest, readerUrl, startTestApi } from '../support/api.js';
 
 // Paging 90 days 7 at a time is ~1500 calls: far above the demo plan's 600 a minute.

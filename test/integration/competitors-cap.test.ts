@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { listCompetitors } from '#shared/reads/figures/competitors.js';
+import type { LocalApi } from '../../local/stack.js';
 import { CROWD_ANALYSIS, CROWD_INDIRECT, CROWD_SECRET } from '../fixtures/crowd.js';
-import type { LocalApi } from '../harness/stack.js';
 import { unwrapUntrusted } from '../mcp/args.js';
 import { connect, withoutRateLimit } from '../mcp/support.js';
 import { call, expectServed, startTestApi } from '../support/api.js';

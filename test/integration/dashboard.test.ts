@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { excludesZero, newcombe } from '#shared/reads/stats.js';
 import { type Dashboard, startDashboard } from '../../examples/dashboard/server.js';
-import type { LocalApi } from '../harness/stack.js';
+import type { LocalApi } from '../../local/stack.js';
 import { call, manifest, startTestApi } from '../support/api.js';
 import { debianInstallHint, findDebianBinary } from '../support/debian.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import type { LocalApi } from '../harness/stack.js';
-import { type LocalStore, startStore } from '../harness/stores.js';
+import type { LocalApi } from '../../local/stack.js';
+import { type LocalStore, startStore } from '../../local/stores.js';
 import { call, expectError, startTestApi } from '../support/api.js';
 import { captureLogLines } from '../support/capture.js';
 

@@ -6,8 +6,8 @@ import { listGroupPrompts, listGroups } from '#shared/reads/figures/groups.js';
 import { getMetrics } from '#shared/reads/figures/metrics.js';
 import { listSources } from '#shared/reads/figures/sources.js';
 import { getMetricsTimeseries } from '#shared/reads/figures/timeseries.js';
+import type { LocalApi } from '../../local/stack.js';
 import { FIG_ANALYSIS, FIG_IDS, FIG_NOOWNED, FIG_SECRET } from '../fixtures/figures.js';
-import type { LocalApi } from '../harness/stack.js';
 import { call, expectError, expectServed, startTestApi } from '../support/api.js';
 
 /**

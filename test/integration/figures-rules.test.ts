@@ -7,7 +7,7 @@ import { listGroupPrompts, listGroups } from '#shared/reads/figures/groups.js';
 import { getMetrics } from '#shared/reads/figures/metrics.js';
 import { listSources } from '#shared/reads/figures/sources.js';
 import { getMetricsTimeseries } from '#shared/reads/figures/timeseries.js';
-import type { LocalApi } from '../harness/stack.js';
+import type { LocalApi } from '../../local/stack.js';
 import { call, expectError, expectServed, manifest, readerUrl, startTestApi } from '../support/api.js';
 
 /**

@@ -7,8 +7,8 @@ import { listEngines } from '#shared/reads/figures/engines.js';
 import { getMetrics } from '#shared/reads/figures/metrics.js';
 import { getMetricsTimeseries } from '#shared/reads/figures/timeseries.js';
 import { tQuantile } from '#shared/reads/stats.js';
+import type { LocalApi } from '../../local/stack.js';
 import { EDGE_ANALYSIS, EDGE_IDS, EDGE_SECRET } from '../fixtures/figure-edges.js';
-import type { LocalApi } from '../harness/stack.js';
 import { call, expectServed, readerUrl, startTestApi } from '../support/api.js';
 
 /**

@@ -2,6 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { listGroupPrompts, listGroups } from '#shared/reads/figures/groups.js';
 import { getMetrics } from '#shared/reads/figures/metrics.js';
 import { getMetricsTimeseries } from '#shared/reads/figures/timeseries.js';
+import type { LocalApi } from '../../local/stack.js';
+import { freshTableName, localConfig, startApi } from '../../local/stack.js';
+import { createBudgetTable, type LocalStore } from '../../local/stores.js';
 import {
   HISTORY_ANALYSIS,
   HISTORY_KEYS,
@@ -11,9 +14,6 @@ import {
   type RewriteKey,
   seedRewrittenHistories,
 } from '../fixtures/history.js';
-import type { LocalApi } from '../harness/stack.js';
-import { freshTableName, localConfig, startApi } from '../harness/stack.js';
-import { createBudgetTable, type LocalStore } from '../harness/stores.js';
 import { call, dynamoEndpoint, expectError, expectServed, startTestApi } from '../support/api.js';
 import { startOwnStore } from '../support/own-store.js';
 

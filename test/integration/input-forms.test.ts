@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { listGroupPrompts } from '#shared/reads/figures/groups.js';
 import { listAnalyses } from '#shared/reads/identity/analyses.js';
-import type { LocalApi } from '../harness/stack.js';
+import type { LocalApi } from '../../local/stack.js';
 import { parseToolError } from '../mcp/support.js';
 import { rawRequest } from '../reliability/support/raw-http.js';
 import { call, expectError, expectServed, manifest, startTestApi } from '../support/api.js';

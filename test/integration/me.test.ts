@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { meSchema } from '#shared/reads/identity/me.js';
-import type { LocalApi } from '../harness/stack.js';
+import type { LocalApi } from '../../local/stack.js';
 import { call, expectServed, manifest, startTestApi } from '../support/api.js';
 
 let api: LocalApi;

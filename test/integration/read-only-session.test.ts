@@ -9,8 +9,8 @@ import { createDb, type Db } from '#shared/store/db.js';
 import type { Queryable } from '#shared/store/queryable.js';
 import { writerConfig } from '#shared/store/services.js';
 import { createStamper } from '#shared/store/stamp.js';
-import { freshTableName, type LocalApi, localConfig, startApi } from '../harness/stack.js';
-import { createBudgetTable, type LocalStore } from '../harness/stores.js';
+import { freshTableName, type LocalApi, localConfig, startApi } from '../../local/stack.js';
+import { createBudgetTable, type LocalStore } from '../../local/stores.js';
 import { call, dynamoEndpoint, expectServed } from '../support/api.js';
 import { startOwnStore } from '../support/own-store.js';
 

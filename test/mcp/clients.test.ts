@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { reads } from '#shared/reads/registry.js';
-import type { LocalApi } from '../harness/stack.js';
+import type { LocalApi } from '../../local/stack.js';
 import { manifest, startTestApi } from '../support/api.js';
 import { freshConfigDir, INSPECTOR, MCP_REMOTE, npx, type Run } from './clients.js';
 

@@ -3,7 +3,7 @@ import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { reads } from '#shared/reads/registry.js';
-import type { LocalApi } from '../harness/stack.js';
+import type { LocalApi } from '../../local/stack.js';
 import { awayFromMinuteEdge, manifest, startTestApi } from '../support/api.js';
 import { parseToolError, rpc, toolCall } from './support.js';
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { parseConfig } from '#shared/config/service.js';
 import { INVALID_CALL } from '#shared/mcp/refusals.js';
 import { reads } from '#shared/reads/registry.js';
-import type { LocalApi } from '../harness/stack.js';
+import type { LocalApi } from '../../local/stack.js';
 import { awayFromMinuteEdge, call, expectError, manifest, startTestApi } from '../support/api.js';
 import { connect, parseToolError, rpc, toolCall } from './support.js';
 

@@ -10,7 +10,7 @@ import { SERIES_SIZE } from '#shared/reads/figures/timeseries.js';
 import { reads } from '#shared/reads/registry.js';
 import { pathParams } from '#shared/reads/types.js';
 import { FIRST_DAY, LAST_DAY, MAX_WINDOW_DAYS } from '#shared/reads/windows.js';
-import type { LocalApi } from '../harness/stack.js';
+import type { LocalApi } from '../../local/stack.js';
 import { manifest, readerUrl, startTestApi } from '../support/api.js';
 import { largestBytes, largestChars, resultSizes, type SizeRow, sizeTable, toolArgSets } from './args.js';
 import { connect, rpc } from './support.js';

@@ -1,7 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { oneLine, shownParam } from '#shared/mcp/results.js';
-import type { LocalApi } from '../harness/stack.js';
+import type { LocalApi } from '../../local/stack.js';
 import { call, type Reply } from '../support/api.js';
 
 /** An MCP client as an assistant would run it: the SDK's own Client over Streamable HTTP, with the key. */

@@ -7,7 +7,7 @@ import { toolDef, toolPageDefault, tools } from '#shared/mcp/tools.js';
 import { standalone } from '#shared/reads/contracts/json-schema.js';
 import { reads } from '#shared/reads/registry.js';
 import { isScoped, pathParams, type ReadDef } from '#shared/reads/types.js';
-import type { LocalApi } from '../harness/stack.js';
+import type { LocalApi } from '../../local/stack.js';
 import { call, manifest, startTestApi } from '../support/api.js';
 import { unwrapUntrusted } from './args.js';
 import {

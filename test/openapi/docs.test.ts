@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { OPENAPI_FILE } from '#shared/rest/serialize-openapi.js';
+import { freshTableName, type LocalApi, localConfig, startApi } from '../../local/stack.js';
+import { createBudgetTable } from '../../local/stores.js';
 import { DOCS_CSP_HEADER, type ServedDocs, serveDocs } from '../../scripts/openapi/docs-page.js';
 import type { OpenApiDocument } from '../../scripts/openapi/document.js';
-import { freshTableName, type LocalApi, localConfig, startApi } from '../harness/stack.js';
-import { createBudgetTable } from '../harness/stores.js';
 import { dynamoEndpoint, readerUrl } from '../support/api.js';
 import { debianInstallHint, findDebianBinary } from '../support/debian.js';
 

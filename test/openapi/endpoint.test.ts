@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { OPENAPI_FILE } from '#shared/rest/serialize-openapi.js';
-import type { LocalApi } from '../harness/stack.js';
+import type { LocalApi } from '../../local/stack.js';
 import { call, expectError, manifest, startTestApi } from '../support/api.js';
 
 let api: LocalApi;

@@ -12,8 +12,8 @@ import { getMetricsTimeseries } from '#shared/reads/figures/timeseries.js';
 import { getAnalysis, listAnalyses } from '#shared/reads/identity/analyses.js';
 import { reads } from '#shared/reads/registry.js';
 import { matchPath } from '#shared/rest/paths.js';
-import { freshTableName, type LocalApi, localConfig, startApi } from '../harness/stack.js';
-import { createBudgetTable } from '../harness/stores.js';
+import { freshTableName, type LocalApi, localConfig, startApi } from '../../local/stack.js';
+import { createBudgetTable } from '../../local/stores.js';
 import { call, dynamoEndpoint, expectError, expectServed, type Reply } from '../support/api.js';
 import { warmOpenApiValidators } from '../support/openapi.js';
 import {

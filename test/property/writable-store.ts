@@ -4,7 +4,7 @@ import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import pg from 'pg';
 import { migrate } from '#shared/admin/migrate.js';
 import type { Queryable } from '#shared/store/queryable.js';
-import { READER_ROLE, withUser } from '../harness/stores.js';
+import { READER_ROLE, withUser } from '../../local/stores.js';
 
 /**
  * A migrated, empty measurement store that a test writes again and again as the pipeline would, while an

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import type { LocalApi } from '../harness/stack.js';
+import type { LocalApi } from '../../local/stack.js';
 import { manifest, startTestApi } from '../support/api.js';
 import { contractProblems } from './support/contract.js';
 import { rawRequest } from './support/raw-http.js';

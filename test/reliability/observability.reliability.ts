@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import type { LocalApi } from '../harness/stack.js';
+import type { LocalApi } from '../../local/stack.js';
 import { manifest, startTestApi } from '../support/api.js';
 import { captureLogLines as captureLines } from '../support/capture.js';
 import { get, UUID } from './support/contract.js';

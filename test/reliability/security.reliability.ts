@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import pg from 'pg';
 import { KEY_LABELS } from '#shared/admin/demo.js';
 import { fingerprint, newSecret } from '#shared/keys.js';
-import type { LocalApi } from '../harness/stack.js';
+import type { LocalApi } from '../../local/stack.js';
 import { manifest, startTestApi } from '../support/api.js';
 import { captureOutput } from '../support/capture.js';
 import { contractProblems, get, headerProblems } from './support/contract.js';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import pg from 'pg';
 import type { DemoManifest } from '#shared/admin/demo.js';
 import { reads } from '#shared/reads/registry.js';
-import type { LocalApi } from '../harness/stack.js';
+import type { LocalApi } from '../../local/stack.js';
 import { startTestApi } from '../support/api.js';
 import { captureLogLines } from '../support/capture.js';
 import { contractProblems, get } from './support/contract.js';

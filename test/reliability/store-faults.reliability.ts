@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import pg from 'pg';
 import type { DemoManifest } from '#shared/admin/demo.js';
-import type { LocalApi } from '../harness/stack.js';
+import type { LocalApi } from '../../local/stack.js';
 import { startTestApi } from '../support/api.js';
 import { contractProblems, get, unavailableProblems } from './support/contract.js';
 import { type PgProxy, startPgProxy } from './support/pg-proxy.js';

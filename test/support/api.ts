@@ -2,8 +2,8 @@ import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { expect } from '@jest/globals';
 import type { z } from 'zod';
 import type { DemoManifest } from '#shared/admin/demo.js';
-import { freshTableName, type LocalApi, localConfig, startApi } from '../harness/stack.js';
-import { createBudgetTable } from '../harness/stores.js';
+import { freshTableName, type LocalApi, localConfig, startApi } from '../../local/stack.js';
+import { createBudgetTable } from '../../local/stores.js';
 import { expectMatchesOpenApi, warmOpenApiValidators } from './openapi.js';
 
 export const manifest: DemoManifest = JSON.parse(process.env.TEST_MANIFEST ?? 'null');

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { Queryable } from '#shared/store/queryable.js';
-import { type LocalStore, startStore } from '../harness/stores.js';
+import { type LocalStore, startStore } from '../../local/stores.js';
 
 /**
  * A store of one test file's own, for data the shared demo must not see (hostile or maximal answers): the

@@ -1,5 +1,5 @@
+import { type LocalBudgetStore, type LocalStore, startBudgetStore, startStore } from '../../local/stores.js';
 import { seedFixtures } from '../fixtures/index.js';
-import { type LocalBudgetStore, type LocalStore, startBudgetStore, startStore } from '../harness/stores.js';
 
 declare global {
   // eslint-disable-next-line no-var

@@ -24,8 +24,8 @@ const SQL_FILE = /^shared\/admin\/sql\/(migrations\/\d{3}_[a-z0-9_]+|functions\/
 const sharedCode = sharedFiles.filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'));
 const entries = [...filesUnder('functions').filter((file) => file.endsWith('/handler.ts')), 'bin/app.ts'];
 
-/** The files of shared/ that esbuild reaches from an entry, bundled as CDK bundles the functions. */
-async function reachedFrom(entry: string): Promise<string[]> {
+/** Every file of this repository that esbuild reaches from an entry (packages left out). */
+async function repoFilesReachedFrom(entry: string): Promise<string[]> {
   const out = await build({
     entryPoints: [join(ROOT, entry)],
     absWorkingDir: ROOT,
@@ -37,7 +37,12 @@ async function reachedFrom(entry: string): Promise<string[]> {
     packages: 'external',
     logLevel: 'error',
   });
-  return Object.keys(out.metafile.inputs).filter((input) => input.startsWith('shared/'));
+  return Object.keys(out.metafile.inputs);
+}
+
+/** The files of shared/ that esbuild reaches from an entry, bundled as CDK bundles the functions. */
+async function reachedFrom(entry: string): Promise<string[]> {
+  return (await repoFilesReachedFrom(entry)).filter((input) => input.startsWith('shared/'));
 }
 
 /** Whether a TypeScript file holds anything that runs: a file of types alone compiles to nothing. */
@@ -69,6 +74,22 @@ describe('shared/ holds only what a deployed function or the CDK app runs', () =
     expect(reached.has('shared/reads/registry.ts')).toBe(false);
     expect(await hasRuntimeCode('shared/reads/registry.ts')).toBe(true);
     expect(await hasRuntimeCode('shared/store/queryable.ts')).toBe(false);
+  });
+});
+
+describe('the local stack is product code: npm start runs nothing from test/', () => {
+  test('bin/start.ts reaches local/ and shared/, never test/', async () => {
+    const reached = await repoFilesReachedFrom('bin/start.ts');
+    expect(reached.filter((file) => file.startsWith('local/')).length).toBeGreaterThan(2);
+    expect(reached.filter((file) => file.startsWith('test/'))).toEqual([]);
+  });
+
+  test('no file of local/ imports from test/', async () => {
+    const offenders: string[] = [];
+    for (const file of filesUnder('local').filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))) {
+      if ((await repoFilesReachedFrom(file)).some((input) => input.startsWith('test/'))) offenders.push(file);
+    }
+    expect(offenders).toEqual([]);
   });
 });
 

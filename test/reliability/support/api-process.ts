@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { freshTableName, LOCAL_CURSOR_SECRET } from '../../harness/stack.js';
-import { createBudgetTable } from '../../harness/stores.js';
+import { freshTableName, LOCAL_CURSOR_SECRET } from '../../../local/stack.js';
+import { createBudgetTable } from '../../../local/stores.js';
 
 /** Where the global setup writes the bundled API server (test/reliability/support/api-server.ts). */
 export const API_BUNDLE_ENV = 'RELIABILITY_API_BUNDLE';

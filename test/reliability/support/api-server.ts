@@ -5,7 +5,7 @@
  * (shared/config/service.ts); it prints one JSON line with its address once it listens.
  */
 import { parseConfig } from '#shared/config/service.js';
-import { startApi } from '../../harness/stack.js';
+import { startApi } from '../../../local/stack.js';
 
 const api = await startApi(parseConfig(process.env));
 process.stdout.write(`${JSON.stringify({ listening: api.url })}\n`);

@@ -1,5 +1,5 @@
 import type { ReadDef } from '#shared/reads/types.js';
-import type { LocalApi } from '../../harness/stack.js';
+import type { LocalApi } from '../../../local/stack.js';
 import { type RawReply, rawRequest } from './raw-http.js';
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

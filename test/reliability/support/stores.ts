@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { type LocalBudgetStore, type LocalStore, startBudgetStore, startStore } from '../../harness/stores.js';
+import { type LocalBudgetStore, type LocalStore, startBudgetStore, startStore } from '../../../local/stores.js';
 import { API_BUNDLE_ENV } from './api-process.js';
 import { FIGURES_DIR_ENV, readFigures, summarise } from './figures.js';
 

@@ -8,7 +8,7 @@ import { KeyRevoked } from '#shared/errors.js';
 import { fingerprint } from '#shared/keys.js';
 import { lookupCaller } from '#shared/store/caller.js';
 import type { Db } from '#shared/store/db.js';
-import { freshStore, type Store } from '../../harness/pglite.js';
+import { freshStore, type Store } from '../../../local/pglite.js';
 
 let store: Store;
 const admin = (...argv: string[]) => runAdminCommand(store.db, parseAdminArgs(argv));

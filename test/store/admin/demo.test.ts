@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { ANALYSIS_LABELS, type DemoManifest, demoManifest, HOSTILE_TEXTS, KEY_LABELS, seedDemo } from '#shared/admin/demo.js';
 import { fingerprint, SECRET_PATTERN } from '#shared/keys.js';
-import { freshStore, type Store } from '../../harness/pglite.js';
+import { freshStore, type Store } from '../../../local/pglite.js';
 
 const END = '2025-06-30';
 const TABLES = [

@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from '@jest/gl
 import { type DemoManifest, seedDemo } from '#shared/admin/demo.js';
 import { type CreateKeyInput, createKey, KeyAdminError, listKeys, MAX_ACTIVE_KEYS, revokeKey } from '#shared/admin/keys.js';
 import { fingerprint, SECRET_PATTERN } from '#shared/keys.js';
-import { freshStore, type Store } from '../../harness/pglite.js';
+import { freshStore, type Store } from '../../../local/pglite.js';
 
 let store: Store;
 let manifest: DemoManifest;

@@ -12,8 +12,8 @@ import type { ReadDef } from '#shared/reads/types.js';
 import { lookupCaller } from '#shared/store/caller.js';
 import type { Db } from '#shared/store/db.js';
 import type { Queryable } from '#shared/store/queryable.js';
+import { freshStore, type Store } from '../../../local/pglite.js';
 import { EDGE_IDS, EDGE_SECRET, seedFigureEdgesFixture } from '../../fixtures/figure-edges.js';
-import { freshStore, type Store } from '../../harness/pglite.js';
 
 /**
  * The store's SQL reaches the same store by both roads a store takes. One store is migrated step by step

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { seedDemo } from '#shared/admin/demo.js';
-import { freshStore, type Store } from '../../harness/pglite.js';
+import { freshStore, type Store } from '../../../local/pglite.js';
 
 /**
  * The per-brand analysis counts the caller statement's reach count sums (analysis_counts) are kept by the

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { seedDemo } from '#shared/admin/demo.js';
-import { freshStore, type Store } from '../../harness/pglite.js';
+import { freshStore, type Store } from '../../../local/pglite.js';
 
 /** answer_days (shared/admin/sql/migrations/004_answer_days.sql) must equal a direct count after every kind of write to answers. */
 let store: Store;

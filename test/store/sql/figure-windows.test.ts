@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { freshStore, type Store } from '../../harness/pglite.js';
+import { freshStore, type Store } from '../../../local/pglite.js';
 
 /**
  * Window resolution and the month split, done by the store in the same call as the figures

@@ -8,7 +8,7 @@ import type { Services } from '#shared/store/services.js';
 import type { Handlers, LambdaHandler } from './adapter.js';
 
 /** The committed document, read as bytes: locally too, /openapi.json serves the file, not a rebuild. */
-const openapiBytes = () => readFileSync(new URL(`../../${OPENAPI_FILE}`, import.meta.url), 'utf8');
+const openapiBytes = () => readFileSync(new URL(`../${OPENAPI_FILE}`, import.meta.url), 'utf8');
 
 /** The same handler factories the Lambda entry files use, bound to one set of local services. */
 export function createHandlers(services: Services): Handlers {
