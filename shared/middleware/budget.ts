@@ -1,7 +1,7 @@
 import type { MiddlewareObj } from '@middy/core';
 import { RateLimited } from '../errors.js';
 import type { BudgetCounter } from '../store/budget.js';
-import { type Call, settled, timed } from './call-state.js';
+import { type Call, type CallContext, settled, timed } from './call-state.js';
 
 /**
  * Spends one call of the caller's workspace budget and records what is left on the call. A call past
@@ -24,7 +24,7 @@ export async function spendBudget(counter: BudgetCounter, call: Call): Promise<v
  * Every authenticated REST call spends one call of the budget, bad input included. MCP spends per
  * tools/call instead (shared/mcp/call-tool.ts): protocol messages that read no data are free.
  */
-export function budgetMiddleware(opts: { counter: BudgetCounter }): MiddlewareObj<unknown, unknown, Error, { call: Call }> {
+export function budgetMiddleware(opts: { counter: BudgetCounter }): MiddlewareObj<unknown, unknown, Error, CallContext> {
   return {
     name: 'budget',
     before: (request) => spendBudget(opts.counter, request.context.call),
