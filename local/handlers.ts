@@ -10,8 +10,11 @@ import type { Handlers, LambdaHandler } from './adapter.js';
 /** The committed document, read as bytes: locally too, /openapi.json serves the file, not a rebuild. */
 const openapiBytes = () => readFileSync(new URL(`../${OPENAPI_FILE}`, import.meta.url), 'utf8');
 
-/** The same handler factories the Lambda entry files use, bound to one set of local services. */
-export function createHandlers(services: Services): Handlers {
+/**
+ * The same handler factories the Lambda entry files use, bound to one set of local services;
+ * `referencePage`: where the local stack serves the reference page, for the index to link.
+ */
+export function createHandlers(services: Services, referencePage?: string): Handlers {
   return {
     identity: restHandler(readsByFamily.identity, services) as unknown as LambdaHandler,
     figures: restHandler(readsByFamily.figures, services) as unknown as LambdaHandler,
@@ -20,6 +23,7 @@ export function createHandlers(services: Services): Handlers {
     openapi: openapiHandler({
       document: openapiBytes(),
       apiSwitch: services.config.apiSwitch,
+      ...(referencePage ? { referencePage } : {}),
     }) as unknown as LambdaHandler,
   };
 }

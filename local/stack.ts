@@ -32,7 +32,8 @@ export interface LocalApi {
  */
 export async function startApi(cfg: Config, port = 0, host = '127.0.0.1', pages: LocalPages = {}): Promise<LocalApi> {
   const services = createServices(cfg);
-  const http = await startHttp(createHandlers(services), port, host, pages);
+  const referencePage = Object.keys(pages).find((path) => path === '/docs');
+  const http = await startHttp(createHandlers(services, referencePage), port, host, pages);
   return {
     url: http.url,
     baseUrl: `${http.url}/api/v1`,

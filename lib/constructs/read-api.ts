@@ -26,6 +26,9 @@ export interface ReadApiProps {
   domain?: { name: string; certificateArn: string } | undefined;
 }
 
+/** HEAD answers as GET without the body, from the same function (shared/rest/routes.ts). */
+const READING = [apigwv2.HttpMethod.GET, apigwv2.HttpMethod.HEAD];
+
 /**
  * HTTP API (payload 2.0), with the routes of shared/rest/routes.ts: one GET per read, GET /openapi.json and
  * POST /mcp (Streamable HTTP, stateless). Everything else takes the $default route to the openapi
@@ -63,9 +66,9 @@ export class ReadApi extends Construct {
     });
 
     for (const read of props.reads) {
-      this.api.addRoutes({ path: `${BASE_PATH}${read.path}`, methods: [apigwv2.HttpMethod.GET], integration: integrations[read.family] });
+      this.api.addRoutes({ path: `${BASE_PATH}${read.path}`, methods: READING, integration: integrations[read.family] });
     }
-    this.api.addRoutes({ path: `${BASE_PATH}/openapi.json`, methods: [apigwv2.HttpMethod.GET], integration: integrations.openapi });
+    this.api.addRoutes({ path: `${BASE_PATH}/openapi.json`, methods: READING, integration: integrations.openapi });
     this.api.addRoutes({ path: `${BASE_PATH}/mcp`, methods: [apigwv2.HttpMethod.POST], integration: integrations.mcp });
 
     this.accessLogs = new logs.LogGroup(this, 'AccessLogs', { retention: props.logRetentionDays as logs.RetentionDays });

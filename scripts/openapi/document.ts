@@ -351,7 +351,7 @@ function refusedMcpMethod(parts: Parts, operationId: string, summary: string, wh
     operationId,
     tags: ['assistant'],
     summary,
-    description: `In MCP's Streamable HTTP transport this method ${what}. A stateless server has none, so it answers 405 with \`Allow: POST\` (as the transport specification says) and clients carry on with POST. Decided before the key: no budget spent.`,
+    description: `In MCP's Streamable HTTP transport this method ${what}. A stateless server has none, so it answers 405 with \`Allow: POST, OPTIONS\` (as the transport specification says) and clients carry on with POST. Decided before the key: no budget spent.`,
     security: [],
     responses: errorResponses(['method_not_allowed', 'api_disabled'], parts.responses),
   };

@@ -17,7 +17,9 @@ import { parseQuery } from './query.js';
  * other key is a wiring fault: 404, before the key is checked or a store touched.
  */
 function routeMiddleware(own: readonly ReadDef[]): MiddlewareObj<Event, Result, Error, CallContext> {
-  const byKey = new Map(own.map((read) => [`GET ${BASE_PATH}${read.path}`, read]));
+  const byKey = new Map<string, ReadDef>(
+    own.flatMap((read) => ['GET', 'HEAD'].map((method) => [`${method} ${BASE_PATH}${read.path}`, read])),
+  );
   return {
     name: 'route',
     before: (request) => {

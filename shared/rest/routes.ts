@@ -15,7 +15,7 @@ export const DEFAULT_ROUTE_KEY = '$default';
 export const DEFAULT_TARGET: Target = 'openapi';
 
 export interface Route {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'HEAD' | 'POST';
   /** API Gateway route path, e.g. /api/v1/analyses/{analysis}/metrics */
   path: string;
   target: Target;
@@ -26,9 +26,15 @@ let cached: readonly Route[] | undefined;
 
 /** The gateway's routes, derived from the read table once per process; nothing else opens a route. */
 export function routes(): readonly Route[] {
+  // HEAD answers as GET without the body (RFC 9110 §9.3.2), from the same function, so every GET route
+  // has its HEAD twin; a HEAD of a read is a call like its GET (it spends the budget).
+  const reading = (method: 'GET' | 'HEAD') => [
+    ...reads.map((read): Route => ({ method, path: BASE_PATH + read.path, target: read.family, read })),
+    { method, path: `${BASE_PATH}/openapi.json`, target: 'openapi' } satisfies Route,
+  ];
   cached ??= [
-    ...reads.map((read): Route => ({ method: 'GET', path: BASE_PATH + read.path, target: read.family, read })),
-    { method: 'GET', path: `${BASE_PATH}/openapi.json`, target: 'openapi' },
+    ...reading('GET'),
+    ...reading('HEAD'),
     // MCP Streamable HTTP is POST. GET (a server stream) and DELETE (end a session) fall to $default,
     // which answers 405 with Allow: POST: a stateless server has neither.
     { method: 'POST', path: `${BASE_PATH}/mcp`, target: 'mcp' },

@@ -671,9 +671,9 @@ describe('deployment rehearsal: from an empty database to answered calls, throug
     expect(doc.text).toBe(await readFile(join(ROOT, 'openapi', 'openapi.json'), 'utf8'));
     const cases: Array<[string, string, number, string, string | undefined]> = [
       ['GET', '/api/v1/no-such-thing', 404, 'not_found', undefined],
-      ['POST', '/api/v1/me', 405, 'method_not_allowed', 'GET'],
-      ['GET', '/api/v1/mcp', 405, 'method_not_allowed', 'POST'],
-      ['DELETE', '/api/v1/mcp', 405, 'method_not_allowed', 'POST'],
+      ['POST', '/api/v1/me', 405, 'method_not_allowed', 'GET, HEAD, OPTIONS'],
+      ['GET', '/api/v1/mcp', 405, 'method_not_allowed', 'POST, OPTIONS'],
+      ['DELETE', '/api/v1/mcp', 405, 'method_not_allowed', 'POST, OPTIONS'],
     ];
     for (const [method, path, status, code, allow] of cases) {
       const { event } = toApiGatewayEvent({ method, url: path, rawHeaders: [], body: '' });

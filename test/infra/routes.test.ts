@@ -48,8 +48,9 @@ describe('HTTP API routes', () => {
     expect(to('$default').startsWith(fnPrefix('openapi'))).toBe(true);
   });
 
-  it('routes exactly: one GET per read, GET /openapi.json, POST /mcp and $default; no other method or catch-all', () => {
-    const expected = new Set([...reads.map((r) => `GET /api/v1${r.path}`), 'GET /api/v1/openapi.json', 'POST /api/v1/mcp', '$default']);
+  it('routes exactly: GET and HEAD per read and for /openapi.json, POST /mcp and $default; no other method or catch-all', () => {
+    const reading = ['GET', 'HEAD'].flatMap((method) => [...reads.map((r) => `${method} /api/v1${r.path}`), `${method} /api/v1/openapi.json`]);
+    const expected = new Set([...reading, 'POST /api/v1/mcp', '$default']);
     expect(new Set(routes.map((r) => r.routeKey))).toEqual(expected);
     expect(routes).toHaveLength(expected.size);
     expect(routes.some((r) => r.routeKey.startsWith('ANY ') || /\{proxy\+\}/.test(r.routeKey))).toBe(false);

@@ -79,13 +79,13 @@ describe('the HTTP chain in front of the MCP server', () => {
     expect(other.error.message).toBe('No such endpoint.');
   });
 
-  test('GET, DELETE and OPTIONS → 405 in the error envelope with Allow: POST, before any key check', async () => {
-    for (const method of ['GET', 'DELETE', 'OPTIONS']) {
+  test('GET and DELETE → 405 in the error envelope with Allow: POST, OPTIONS, before any key check', async () => {
+    for (const method of ['GET', 'DELETE']) {
       for (const key of [null, manifest.keys.workspace]) {
         const reply = await call(api, '/mcp', key, { method });
         expectError(reply, 405, 'method_not_allowed', { budget: false });
-        expect(reply.headers.get('allow')).toBe('POST');
-        expect(reply.body.error.message).toBe('This endpoint only answers POST.');
+        expect(reply.headers.get('allow')).toBe('POST, OPTIONS');
+        expect(reply.body.error.message).toBe('This endpoint only answers POST, OPTIONS.');
       }
     }
   });
