@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import pg from 'pg';
 import {
@@ -9,11 +10,14 @@ import {
   refusalOf,
   runAdminCommand,
 } from '#shared/admin/commands.js';
+import { ownerTransactions } from '../local/owner-session.js';
 import { adminClientConfig } from '../scripts/admin-connection.js';
 
 /**
- * `npm run admin -- <command>` (and `npm run keys -- <key command>`). Two ways to the store, same commands:
+ * `npm run admin -- <command>` (and `npm run keys -- <key command>`). Three ways to the store, same commands:
  *   - DATABASE_URL: an owner connection (local PostgreSQL, or a deployed cluster through a tunnel);
+ *   - neither setting, while `npm start` runs on its embedded store: the owner_url it wrote to
+ *     .local/demo.json;
  *   - ADMIN_FUNCTION: the name of a deployed stage's migration function (the MigrateFunctionName output),
  *     invoked with {"admin": [...argv]}; it runs the same command as the cluster owner. Needs AWS
  *     credentials allowed lambda:InvokeFunction on it (and a region: AWS_REGION or the profile's).
@@ -25,6 +29,7 @@ const HELP = `${ADMIN_USAGE}
 Where the commands run:
   DATABASE_URL=postgres://OWNER@HOST/DB        an owner connection (through a tunnel: see docs/operating.md)
   ADMIN_FUNCTION=<MigrateFunctionName output>  a deployed stage, through its migration function
+  neither                                      the embedded store of a running \`npm start\` (.local/demo.json)
 
 Exit codes: 0 done, 1 refused or failed, 2 bad usage.`;
 
@@ -60,6 +65,33 @@ async function viaFunction(name: string, parsed: ParsedAdminCommand): Promise<Ad
   }
 }
 
+/** Where `npm start` left its embedded store's owner connection, if it runs on one. */
+const LOCAL_STATE = '.local/demo.json';
+
+async function embeddedOwnerUrl(): Promise<string | undefined> {
+  try {
+    return (JSON.parse(await readFile(LOCAL_STATE, 'utf8')) as { owner_url?: string }).owner_url;
+  } catch {
+    return undefined;
+  }
+}
+
+async function viaEmbedded(url: string, parsed: ParsedAdminCommand): Promise<AdminOutcome> {
+  const db = new pg.Client({ connectionString: url });
+  try {
+    await db.connect();
+  } catch (err) {
+    throw new Error(
+      `no embedded store answers at ${new URL(url).host} (${LOCAL_STATE}): is npm start running? (${(err as Error).message})`,
+    );
+  }
+  try {
+    return await runAdminCommand(ownerTransactions(db), parsed);
+  } finally {
+    await db.end();
+  }
+}
+
 async function viaDatabase(url: string, parsed: ParsedAdminCommand): Promise<AdminOutcome> {
   const db = new pg.Client(adminClientConfig(url));
   await db.connect();
@@ -74,6 +106,16 @@ async function viaDatabase(url: string, parsed: ParsedAdminCommand): Promise<Adm
   }
 }
 
+async function run(parsed: ParsedAdminCommand, fn: string | undefined, url: string | undefined): Promise<AdminOutcome> {
+  if (fn) return viaFunction(fn, parsed);
+  if (url) return viaDatabase(url, parsed);
+  const embedded = await embeddedOwnerUrl();
+  if (embedded) return viaEmbedded(embedded, parsed);
+  throw new AdminUsageError(
+    'set DATABASE_URL (an owner connection) or ADMIN_FUNCTION (a deployed stage), or run npm start (its embedded store)',
+  );
+}
+
 async function main(argv: string[]): Promise<void> {
   if (argv.includes('--help') || argv.includes('-h')) {
     console.log(HELP);
@@ -82,8 +124,7 @@ async function main(argv: string[]): Promise<void> {
   const parsed = parseAdminArgs(argv);
   const fn = process.env.ADMIN_FUNCTION;
   const url = process.env.DATABASE_URL;
-  if (!fn && !url) throw new AdminUsageError('set DATABASE_URL (an owner connection) or ADMIN_FUNCTION (a deployed stage)');
-  const outcome = fn ? await viaFunction(fn, parsed) : await viaDatabase(url as string, parsed);
+  const outcome = await run(parsed, fn, url);
   console.log(parsed.json ? JSON.stringify(outcome.result, null, 2) : outcome.text);
 }
 

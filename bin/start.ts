@@ -29,7 +29,13 @@ const api = await startApi(localConfig(store.readerUrl, budget?.endpoint, { BUDG
 console.log(`geo measurement API on ${api.baseUrl}  (store: ${store.kind}, budget: ${budget ? 'dynalite' : 'DynamoDB'})`);
 if (store.manifest) {
   await mkdir('.local', { recursive: true });
-  const demo = { base_url: api.baseUrl, keys: store.manifest.keys, analyses: store.manifest.analyses };
+  // owner_url: where `npm run admin` finds the embedded store while this process runs (bin/admin.ts).
+  const demo = {
+    base_url: api.baseUrl,
+    keys: store.manifest.keys,
+    analyses: store.manifest.analyses,
+    ...(store.ownerUrl ? { owner_url: store.ownerUrl } : {}),
+  };
   await writeFile('.local/demo.json', `${JSON.stringify(demo, null, 2)}\n`);
   console.log('demo keys (local only; also in .local/demo.json):');
   for (const [label, secret] of Object.entries(store.manifest.keys)) console.log(`  ${label.padEnd(18)} ${secret}`);

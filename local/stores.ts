@@ -7,12 +7,18 @@ import pg from 'pg';
 import { type DemoManifest, seedDemo } from '#shared/admin/demo.js';
 import { migrate } from '#shared/admin/migrate.js';
 import type { Queryable } from '#shared/store/queryable.js';
+import { EMBEDDED_OWNER } from './owner-session.js';
 
 export const READER_ROLE = 'geo_reader';
 
 export interface LocalStore {
   /** Connection string of the service's read-only role. */
   readerUrl: string;
+  /**
+   * Embedded only: where an operator connects (the admin CLI, through local/owner-session.ts, while
+   * npm start runs). A server's owner connection is the DATABASE_URL it was started with.
+   */
+  ownerUrl?: string;
   manifest: DemoManifest | undefined;
   kind: 'embedded' | 'server';
   close(): Promise<void>;
@@ -72,6 +78,7 @@ async function startEmbedded(opts: StoreOptions): Promise<LocalStore> {
   const conn = server.getServerConn();
   return {
     readerUrl: `postgres://${READER_ROLE}@${conn}/postgres?sslmode=disable`,
+    ownerUrl: `postgres://${EMBEDDED_OWNER}@${conn}/postgres?sslmode=disable`,
     manifest,
     kind: 'embedded',
     close: async () => {

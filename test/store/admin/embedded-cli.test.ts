@@ -1,0 +1,100 @@
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import pg from 'pg';
+import { freshTableName, type LocalApi, localConfig, startApi } from '../../../local/stack.js';
+import { createBudgetTable, type LocalStore, startStore } from '../../../local/stores.js';
+import { dynamoEndpoint } from '../../support/api.js';
+
+/**
+ * docs/administration.md#the-embedded-store: while npm start runs on its embedded store, `npm run admin`
+ * with no DATABASE_URL finds the store through .local/demo.json and runs as the owner, one transaction at
+ * a time, while the API beside it keeps reading as the service role. Always embedded: that is the store
+ * this path is for, whichever store the run's other files use.
+ */
+
+const tsx = join(process.cwd(), 'node_modules', '.bin', 'tsx');
+const cli = join(process.cwd(), 'bin', 'admin.ts');
+
+let store: LocalStore;
+let api: LocalApi;
+let cwd: string;
+
+beforeAll(async () => {
+  store = await startStore({ seed: true });
+  const table = freshTableName();
+  await createBudgetTable(dynamoEndpoint(), table);
+  api = await startApi(localConfig(store.readerUrl, dynamoEndpoint(), { LOG_LEVEL: 'ERROR', BUDGET_TIMEOUT_MS: '5000', BUDGET_TABLE: table }));
+  // What bin/start.ts writes, in a directory of the test's own (the CLI reads it from where it runs).
+  cwd = await mkdtemp(join(tmpdir(), 'geo-admin-embedded-'));
+  await mkdir(join(cwd, '.local'));
+  await writeFile(join(cwd, '.local', 'demo.json'), JSON.stringify({ base_url: api.baseUrl, owner_url: store.ownerUrl }));
+}, 120_000);
+
+afterAll(async () => {
+  await api?.close();
+  await store?.close();
+  await rm(cwd, { recursive: true, force: true });
+});
+
+async function admin(...args: string[]): Promise<any> {
+  const env = { ...process.env, DATABASE_URL: '', ADMIN_FUNCTION: '', NODE_OPTIONS: '' };
+  const { stdout } = await promisify(execFile)(tsx, [cli, ...args, '--json'], { cwd, env });
+  return JSON.parse(stdout);
+}
+
+describe('npm run admin against the embedded store of npm start', () => {
+  test('a workspace, its owner and a key, one command each; the key then answers /me', async () => {
+    const plans = await admin('plan', 'list');
+    const plan = plans[0].key as string;
+    await admin('workspace', 'create', '--slug', 'my-own', '--name', 'My own', '--plan', plan);
+    await admin('user', 'create', '--email', 'me@my-own.test', '--name', 'Me');
+    await admin('member', 'add', '--workspace', 'my-own', '--user', 'me@my-own.test', '--role', 'owner');
+    const key = await admin(
+      'key',
+      'create',
+      '--workspace',
+      'my-own',
+      '--creator',
+      'me@my-own.test',
+      '--name',
+      'local',
+      '--scope',
+      'workspace',
+    );
+    const secret = Object.values(key).find((v): v is string => typeof v === 'string' && v.startsWith('geo_live_'));
+    expect(secret).toBeDefined();
+
+    const me = await fetch(`${api.baseUrl}/me`, { headers: { authorization: `Bearer ${secret}` } });
+    const body = await me.json();
+    expect({ status: me.status, workspace: body.workspace?.slug }).toEqual({ status: 200, workspace: 'my-own' });
+  }, 120_000);
+
+  test("the service's connections still read as the read-only role afterwards, and cannot write", async () => {
+    await admin('workspace', 'list');
+    const reader = new pg.Client({ connectionString: store.readerUrl });
+    await reader.connect();
+    try {
+      expect((await reader.query('SELECT current_user AS role')).rows[0].role).toBe('geo_reader');
+      await expect(reader.query("INSERT INTO plans (key, label, api_access, calls_per_minute) VALUES ('x', 'x', true, 1)")).rejects.toThrow(
+        /permission denied/,
+      );
+    } finally {
+      await reader.end();
+    }
+  }, 60_000);
+
+  test('with no setting and no running stack, the CLI says what to set (exit 2)', async () => {
+    const empty = await mkdtemp(join(tmpdir(), 'geo-admin-none-'));
+    try {
+      const env = { ...process.env, DATABASE_URL: '', ADMIN_FUNCTION: '', NODE_OPTIONS: '' };
+      const run = promisify(execFile)(tsx, [cli, 'workspace', 'list'], { cwd: empty, env });
+      await expect(run).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('or run npm start (its embedded store)') });
+    } finally {
+      await rm(empty, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
