@@ -278,6 +278,14 @@ export const stageConfigSchema = z
      * `-c alarmEmail=...` overrides it from the command line or a pipeline.
      */
     alarmEmail: alarmAddress.optional(),
+    /**
+     * Active X-Ray tracing on every function of the stage, with the service's spans of the caller
+     * statement, the budget call and the read's statement (shared/store/trace.ts). `-c tracing=false`
+     * overrides it from the command line.
+     */
+    tracing: z.boolean().default(true),
+    /** The stage's CloudWatch dashboard (lib/constructs/service-dashboard.ts). `-c dashboard=false` overrides it. */
+    dashboard: z.boolean().default(true),
     alarms: z
       .object({
         serverErrorRatePercent: z.number().min(0).max(100).default(5),
@@ -313,6 +321,14 @@ export interface StageConfig extends StageSettings {
 export type CreateDatabaseConfig = Extract<StageSettings['database'], { mode: 'create' }>;
 export type ImportDatabaseConfig = Extract<StageSettings['database'], { mode: 'import' }>;
 
+/**
+ * A stage configuration that cannot be deployed as it stands. Its message is one line naming the key to
+ * change (cdk.json `stages.<stage>...` or a `-c` context key): bin/app.ts prints it alone, without a stack.
+ */
+export class StageConfigError extends Error {
+  override readonly name = 'StageConfigError';
+}
+
 /** What the app reads from context; tryGetContext is typed loosely, so this is the only entry. */
 export interface ContextReader {
   tryGetContext(key: string): unknown;
@@ -320,31 +336,45 @@ export interface ContextReader {
 
 const flag = z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')]);
 
+/** A true/false context key given with `-c`, or undefined when it is not given. */
+function contextFlag(ctx: ContextReader, key: string): boolean | undefined {
+  const value = ctx.tryGetContext(key);
+  if (value === undefined) return undefined;
+  const parsed = flag.safeParse(value);
+  if (!parsed.success) throw new StageConfigError(`-c ${key} must be true or false, not ${JSON.stringify(value)}`);
+  return parsed.data;
+}
+
 /**
  * Reads the selected stage from context. `-c apiEnabled=false` overrides the stage's api.enabled so the
  * switch can be flipped from the command line (or a pipeline variable) without editing cdk.json;
- * `-c alarmEmail=...` likewise sets the stage's alarm address.
+ * `-c alarmEmail=...` likewise sets the stage's alarm address, and `-c tracing=...`, `-c dashboard=...`
+ * the observability switches.
  */
 export function loadStageConfig(ctx: ContextReader): StageConfig {
-  const stageName = z
-    .string()
-    .regex(/^[a-z][a-z0-9-]{0,19}$/, 'stage must be lowercase letters, digits, dashes')
-    .parse(ctx.tryGetContext('stage') ?? 'dev');
+  const stage = ctx.tryGetContext('stage') ?? 'dev';
+  if (typeof stage !== 'string' || !/^[a-z][a-z0-9-]{0,19}$/.test(stage))
+    throw new StageConfigError(`-c stage must be lowercase letters, digits and dashes (at most 20), not ${JSON.stringify(stage)}`);
+  const stageName = stage;
   const stages = z.record(z.string(), z.unknown()).parse(ctx.tryGetContext('stages') ?? {});
   const raw = stages[stageName];
-  if (raw === undefined) throw new Error(`no configuration for stage "${stageName}" in context "stages"`);
+  if (raw === undefined) throw new StageConfigError(`no configuration for stage "${stageName}" in context "stages"`);
   // A pipeline can supply the alarm address without editing cdk.json; it is validated like the file's.
   const alarmEmail = ctx.tryGetContext('alarmEmail');
   const input = alarmEmail === undefined ? raw : { ...z.record(z.string(), z.unknown()).parse(raw), alarmEmail };
   const parsed = stageConfigSchema.safeParse(input);
   if (!parsed.success) {
-    throw new Error(
-      `invalid configuration for stage "${stageName}": ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    const issues = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new StageConfigError(
+      `invalid configuration for stage "${stageName}": ${issues.replaceAll('stages.<stage>.', `stages.${stageName}.`)}`,
     );
   }
   const config: StageConfig = { ...parsed.data, stageName };
-  const apiEnabled = ctx.tryGetContext('apiEnabled');
-  if (apiEnabled !== undefined) config.api = { ...config.api, enabled: flag.parse(apiEnabled) };
+  const apiEnabled = contextFlag(ctx, 'apiEnabled');
+  if (apiEnabled !== undefined) config.api = { ...config.api, enabled: apiEnabled };
+  // Observability switches from the command line or a pipeline, like the api switch.
+  config.tracing = contextFlag(ctx, 'tracing') ?? config.tracing;
+  config.dashboard = contextFlag(ctx, 'dashboard') ?? config.dashboard;
   return config;
 }
 

@@ -46,6 +46,7 @@ export class StatefulStack extends Stack {
       store: this.store,
       logRetentionDays: config.logRetentionDays,
       bundle: props.bundle,
+      tracing: config.tracing,
     });
 
     if (config.bastion) {

@@ -7,6 +7,7 @@ import { EdgeDistribution } from './constructs/edge-distribution.js';
 import { READER_DB_USER } from './constructs/measurement-store.js';
 import { ReadApi, type RouteTarget } from './constructs/read-api.js';
 import { ServiceAlarms } from './constructs/service-alarms.js';
+import { ServiceDashboard } from './constructs/service-dashboard.js';
 import { ServiceFunction } from './constructs/service-function.js';
 import type { EdgeStack } from './edge-stack.js';
 import type { StatefulStack } from './stateful-stack.js';
@@ -28,12 +29,17 @@ export class StatelessStack extends Stack {
   readonly functions: Record<RouteTarget, ServiceFunction>;
   readonly api: ReadApi;
   readonly edge?: EdgeDistribution;
+  readonly dashboard?: ServiceDashboard;
 
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
     super(scope, id, props);
     const { config, stateful } = props;
     const { network, store, budget } = stateful;
     const t = config.timeouts;
+
+    // The request counts (EMF) land in the stage's namespace, beside the alarms' metric filters, so one
+    // account can hold several stages and each dashboard plots its own.
+    const namespace = `GeoMeasurementApi/${config.stageName}`;
 
     // Timeouts, innermost first. A paused Aurora takes 15-20 s to resume. A function gives up a connection
     // attempt after dbConnectMs and answers 503 upstream_timeout itself; the wake continues meanwhile, so
@@ -45,6 +51,7 @@ export class StatelessStack extends Stack {
       API_DISABLED: String(!config.api.enabled),
       API_DISABLED_RETRY_AFTER: String(config.api.retryAfterSeconds),
       LOG_LEVEL: config.logLevel,
+      POWERTOOLS_METRICS_NAMESPACE: namespace,
     };
     const serviceEnv: Record<string, string> = {
       ...switchEnv,
@@ -94,6 +101,7 @@ export class StatelessStack extends Stack {
         logRetentionDays: config.logRetentionDays,
         ...(placement === 'vpc' ? { network: inVpc } : {}),
         bundle: props.bundle,
+        tracing: config.tracing,
       });
 
     const functions = {} as Record<RouteTarget, ServiceFunction>;
@@ -125,13 +133,24 @@ export class StatelessStack extends Stack {
       domain: config.domain,
     });
 
-    new ServiceAlarms(this, 'Alarms', {
-      namespace: `GeoMeasurementApi/${config.stageName}`,
+    const alarms = new ServiceAlarms(this, 'Alarms', {
+      namespace,
       stage: this.api.stage,
       functions: Object.values(functions).map((f) => ({ fn: f.fn, logGroup: f.logGroup })),
       thresholds: config.alarms,
       alarmEmail: config.alarmEmail,
     });
+    if (config.dashboard) {
+      this.dashboard = new ServiceDashboard(this, 'Dashboard', {
+        stageName: config.stageName,
+        namespace,
+        stage: this.api.stage,
+        functions: Object.fromEntries(Object.entries(functions).map(([k, v]) => [k, { fn: v.fn, logGroup: v.logGroup }])),
+        ...store.metricNames,
+        alarms: alarms.alarms,
+      });
+      new CfnOutput(this, 'DashboardName', { value: this.dashboard.dashboard.dashboardName });
+    }
 
     new CfnOutput(this, 'ApiUrl', { value: `${this.api.api.apiEndpoint}/api/v1` });
     if (props.edge) {

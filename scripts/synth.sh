@@ -6,7 +6,9 @@
 # (prod's cdk.json address is a placeholder, which refuses to synthesize). Lint the result with
 # `scripts/cfn-lint.sh "$CDK_OUTDIR"`.
 # Exit status: non-zero when synthesis fails, including any cdk-nag finding that is neither fixed nor
-# acknowledged (the validation report is printed above the failure).
+# acknowledged (the validation report is printed above the failure). A stage configuration that cannot be
+# deployed as it stands (a placeholder alarm address, an unknown key...) is one line on stderr naming the
+# key to set, and nothing else: the CLI's own "Subprocess exited with error 1" after it is dropped.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,6 +25,10 @@ trap 'rm -f "$log"' EXIT
 
 status=0
 npx cdk synth --no-notices -o "$out" -q "$@" >"$log" 2>&1 || status=$?
+if [ "$status" -ne 0 ]; then
+  grep -v -e '^npm warn' -e ': Subprocess exited with error [0-9]*$' "$log" >&2 || true
+  exit "$status"
+fi
 grep -v '^npm warn' "$log" || true
 
 # Belt and braces: the CDK fails the synth on a plugin violation, but make sure a nag report that

@@ -44,6 +44,11 @@ export class MeasurementStore extends Construct {
   readonly adminSecret: secretsmanager.ISecret;
   readonly databaseName: string;
   readonly port: number;
+  /**
+   * The cluster's and the proxy's names as literals known at synth: the dimensions of their CloudWatch
+   * metrics, which the stage's dashboard reads without a reference across stacks.
+   */
+  readonly metricNames: { clusterIdentifier: string; proxyName: string };
   /** The writer instance of a created cluster; an imported cluster's writer is not ours to name. */
   readonly writerInstanceId?: string;
   /**
@@ -218,6 +223,11 @@ export class MeasurementStore extends Construct {
     // The proxy itself and its endpoints carry the stage's tags.
     const targetGroup = this.proxy.node.findChild('ProxyTargetGroup') as CfnResource;
     targetGroup.addPropertyDeletionOverride('Tags');
+
+    this.metricNames = {
+      clusterIdentifier: database.mode === 'create' ? props.clusterIdentifier : database.cluster.clusterIdentifier,
+      proxyName: (this.proxy.node.defaultChild as rds.CfnDBProxy).dbProxyName,
+    };
 
     // The proxy's ARN is arn:<partition>:rds:<region>:<account>:db-proxy:prx-<id>; its IAM resource is
     // the prx-<id> part. Computed here, where the ARN is this stack's own attribute, and published as an

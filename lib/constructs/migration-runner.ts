@@ -28,6 +28,7 @@ export interface MigrationRunnerProps {
   store: MeasurementStore;
   logRetentionDays: number;
   bundle: boolean;
+  tracing: boolean;
 }
 
 /**
@@ -66,6 +67,7 @@ export class MigrationRunner extends Construct {
       logRetentionDays: props.logRetentionDays,
       network: { vpc: network.vpc, vpcSubnets: network.subnets, securityGroups: [securityGroup] },
       bundle: props.bundle,
+      tracing: props.tracing,
       // migrate.ts resolves sql/ beside import.meta.url, which is the bundle file.
       afterBundling: (inputDir, outputDir) => [`cp -R "${inputDir}/shared/admin/sql" "${outputDir}/sql"`],
     });

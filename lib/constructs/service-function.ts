@@ -25,6 +25,12 @@ export interface ServiceFunctionProps {
   network?: { vpc: ec2.IVpc; vpcSubnets: ec2.SubnetSelection; securityGroups: ec2.ISecurityGroup[] };
   /** false: an inline stub instead of an esbuild bundle, so tests synthesize in seconds. */
   bundle: boolean;
+  /**
+   * Active X-Ray tracing: Lambda records each invocation (and its cold start) and runs the daemon the
+   * service's own spans go to (shared/store/trace.ts). Off: no tracing configuration at all, and
+   * POWERTOOLS_TRACE_DISABLED tells the code so.
+   */
+  tracing: boolean;
   /** Extra shell commands run after esbuild, e.g. to place data files next to the bundle. */
   afterBundling?: (inputDir: string, outputDir: string) => string[];
 }
@@ -56,7 +62,8 @@ export class ServiceFunction extends Construct {
       // (npm run bench -- bundles; docs/performance.md). The maps still ship in the asset: a logged
       // stack is mapped back by running the asset locally with the flag, or with any source-map tool,
       // when someone needs it.
-      environment: props.environment,
+      environment: props.tracing ? props.environment : { ...props.environment, POWERTOOLS_TRACE_DISABLED: 'true' },
+      ...(props.tracing ? { tracing: lambda.Tracing.ACTIVE } : {}),
     } satisfies Partial<lambda.FunctionProps>;
 
     this.fn = props.bundle
@@ -101,6 +108,15 @@ export class ServiceFunction extends Construct {
       id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
       reason: 'AWS-managed basic execution policy: CloudWatch Logs write for the function own log group, nothing else.',
     });
+    if (props.tracing) {
+      // What active tracing adds to the role: xray:PutTraceSegments and xray:PutTelemetryRecords, which
+      // X-Ray authorizes on no resource narrower than "*" (it has no resource types).
+      Validations.of(this.fn).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason:
+          'Active X-Ray tracing: xray:PutTraceSegments and xray:PutTelemetryRecords only, which X-Ray does not scope to any resource narrower than "*".',
+      });
+    }
     if (props.network) {
       Validations.of(this.fn).acknowledge({
         id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole]',

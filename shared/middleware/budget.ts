@@ -1,6 +1,7 @@
 import type { MiddlewareObj } from '@middy/core';
 import { RateLimited } from '../errors.js';
 import type { BudgetCounter } from '../store/budget.js';
+import { span } from '../store/trace.js';
 import { type Call, type CallContext, settled, timed } from './call-state.js';
 
 /**
@@ -12,7 +13,7 @@ export async function spendBudget(counter: BudgetCounter, call: Call): Promise<v
   const caller = settled(call, 'caller');
   const limit = caller.plan.perMinute;
   try {
-    call.budget = await timed(call, 'budget', () => counter.consume(caller.workspace.id, limit));
+    call.budget = await timed(call, 'budget', () => span('budget', () => counter.consume(caller.workspace.id, limit)));
   } catch (err) {
     if (err instanceof RateLimited && err.retryAfter !== undefined)
       call.budget = { limit, remaining: 0, resetAfterSeconds: err.retryAfter };

@@ -4,6 +4,7 @@ import { isUuid } from '../formats.js';
 import type { BudgetState } from '../store/budget.js';
 import type { Caller, ReachedAnalysis } from '../store/caller.js';
 import type { Db } from '../store/db.js';
+import { tracedDb } from '../store/trace.js';
 import { isScoped, type ReadContext, type ReadDef, type ReadInput } from './types.js';
 import { validateInput } from './validate.js';
 
@@ -55,5 +56,5 @@ export function readContext(
   budget: BudgetState,
   analysis: ReachedAnalysis | undefined,
 ): ReadContext {
-  return { requestId, caller, budget, db: deps.db, analysis, now: new Date(), cursorSecret: deps.config.CURSOR_SECRET };
+  return { requestId, caller, budget, db: tracedDb(deps.db), analysis, now: new Date(), cursorSecret: deps.config.CURSOR_SECRET };
 }

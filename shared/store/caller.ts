@@ -2,6 +2,7 @@ import { ApiError, KeyRevoked, PlanRequired, RateLimitUnavailable, Unauthorized 
 import type { KeyScope } from '../keys.js';
 import type { Db } from './db.js';
 import { StoreError, storeFaultCause } from './faults.js';
+import { span } from './trace.js';
 
 /**
  * Key, workspace, plan, creator's standing, the reach count and the analysis the call names (if the key
@@ -98,7 +99,7 @@ export async function lookupCaller(db: Db, fp: string, opts: CallerOptions, anal
   const ref = analysis === undefined || analysis.includes('\u0000') ? null : analysis;
   let rows: CallerRow[];
   try {
-    rows = await db.query<CallerRow>(CALLER_SQL, [fp, opts.lastUsedThrottleSeconds, ref, opts.stamp === undefined]);
+    rows = await span('caller', () => db.query<CallerRow>(CALLER_SQL, [fp, opts.lastUsedThrottleSeconds, ref, opts.stamp === undefined]));
   } catch (err) {
     if (err instanceof ApiError) throw err;
     throw new RateLimitUnavailable(err instanceof StoreError ? err.cause : storeFaultCause(err, 'query'));

@@ -93,7 +93,7 @@ describe('alarm address: a stage that sends its alarms somewhere names a mailbox
 
   it('cdk.json prod as committed does not synthesize: its address is a placeholder, and the message says what to do', () => {
     expect(() => loadStageConfig(ctx({ ...cdkJsonContext, stage: 'prod' }))).toThrow(
-      'invalid configuration for stage "prod": alarmEmail: oncall@example.com is a placeholder (example.com is reserved for examples and tests and receives no mail): alarms sent there reach nobody. Name a real address (cdk.json stages.<stage>.alarmEmail, or -c alarmEmail=...)',
+      'invalid configuration for stage "prod": alarmEmail: oncall@example.com is a placeholder (example.com is reserved for examples and tests and receives no mail): alarms sent there reach nobody. Name a real address (cdk.json stages.prod.alarmEmail, or -c alarmEmail=...)',
     );
   });
 

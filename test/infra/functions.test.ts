@@ -109,7 +109,12 @@ describe('service functions', () => {
 
   it('the openapi function knows only the api switch: no database, no table, no secret', () => {
     const [, openapi] = Object.entries(stateless).find(([id]) => id.startsWith('OpenapiFn'))!;
-    expect(Object.keys(env(openapi)).sort()).toEqual(['API_DISABLED', 'API_DISABLED_RETRY_AFTER', 'LOG_LEVEL']);
+    expect(Object.keys(env(openapi)).sort()).toEqual([
+      'API_DISABLED',
+      'API_DISABLED_RETRY_AFTER',
+      'LOG_LEVEL',
+      'POWERTOOLS_METRICS_NAMESPACE',
+    ]);
   });
 
   it('cursorSecretVersionId pins the dynamic reference to one version', () => {

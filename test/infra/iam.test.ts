@@ -19,6 +19,8 @@ function policiesByRole(t: Template): Map<string, Statement[]> {
 }
 
 const DATA_SERVICES = /^(dynamodb|rds-db|rds-data|secretsmanager|kms|s3):/;
+/** What active tracing adds to every function's role (test/infra/tracing.test.ts). */
+const XRAY = ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'];
 
 describe('IAM: least privilege', () => {
   let stateful: Template;
@@ -50,10 +52,10 @@ describe('IAM: least privilege', () => {
       const roleRef = (fn.Properties!.Role as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0];
       const actions = (byRole.get(roleRef) ?? []).flatMap((s) => list(s.Action)).sort();
       if (id.startsWith('OpenapiFn')) {
-        expect(actions).toEqual([]);
+        expect(actions).toEqual(XRAY);
         continue;
       }
-      expect(actions).toEqual(['dynamodb:UpdateItem', 'rds-db:connect']);
+      expect(actions).toEqual(['dynamodb:UpdateItem', 'rds-db:connect', ...XRAY]);
       const connect = byRole.get(roleRef)!.find((s) => s.Action === 'rds-db:connect')!;
       expect(JSON.stringify(connect.Resource)).toMatch(/dbuser:.*\/geo_reader/);
     }
@@ -63,7 +65,11 @@ describe('IAM: least privilege', () => {
     const fns = Object.entries(resources(stateful, 'AWS::Lambda::Function')).filter(([id]) => id.startsWith('MigrationRunnerMigrate'));
     const roleRef = (fns[0]![1].Properties!.Role as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0];
     const statements = policiesByRole(stateful).get(roleRef)!;
-    expect(statements.flatMap((s) => list(s.Action)).sort()).toEqual(['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue']);
+    expect(statements.flatMap((s) => list(s.Action)).sort()).toEqual([
+      'secretsmanager:DescribeSecret',
+      'secretsmanager:GetSecretValue',
+      ...XRAY,
+    ]);
     expect(JSON.stringify(statements.map((s) => s.Resource))).toContain('StoreClusterSecretAttachment');
   });
 });
