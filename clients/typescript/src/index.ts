@@ -1,0 +1,23 @@
+export { createClient, type GeoClient, GeoClientCore, type PageEvent, type PaginateOptions } from './client.js';
+export { toCsv, toRows } from './csv.js';
+export { GeoApiError, isGeoApiError } from './errors.js';
+export { API_ERROR_CODES, OPERATIONS, type ReadMethods } from './operations.js';
+export type {
+  ApiErrorCode,
+  CallOptions,
+  ClientErrorCode,
+  ClientOptions,
+  components,
+  FetchLike,
+  GeoErrorCode,
+  ListReadName,
+  operations,
+  RateLimit,
+  ReadItem,
+  ReadName,
+  ReadParams,
+  ReadResponse,
+  ReadResult,
+  RetryEvent,
+  Schema,
+} from './types.js';
