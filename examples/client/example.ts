@@ -3,12 +3,16 @@
  * `npm run openapi`), openapi-fetch does the calls. `tsc --noEmit` checks this file against the
  * generated types, so a contract change that breaks clients breaks the build first.
  *
- * Run against `npm start`: GEO_API_KEY=geo_live_... npx tsx examples/client/example.ts
+ * Run against `npm start` (or a deployed stage): the base address and the key from the environment, as
+ * `npm start` prints them (and writes them to .local/demo.json):
+ *   GEO_BASE_URL=http://127.0.0.1:<port>/api/v1 GEO_API_KEY=geo_live_... npx tsx examples/client/example.ts
  */
 import createClient from 'openapi-fetch';
 import type { paths } from './schema.js';
 
-const baseUrl = process.env.GEO_BASE_URL ?? 'http://127.0.0.1:3000/api/v1';
+// No default address: the port of a local stack, or the host of a stage, is the caller's to say.
+const baseUrl = process.env.GEO_BASE_URL;
+if (!baseUrl) throw new Error('set GEO_BASE_URL to the base address, ending with /api/v1 (npm start prints it)');
 const client = createClient<paths>({ baseUrl, headers: { Authorization: `Bearer ${process.env.GEO_API_KEY ?? ''}` } });
 
 async function main(): Promise<void> {

@@ -6,10 +6,14 @@ import { setPriority } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { OPENAPI_FILE } from '#shared/rest/serialize-openapi.js';
 import type { LocalPage, LocalPages } from '../../local/adapter.js';
+import { addCodeSamples } from './code-samples.js';
 
 /**
  * The human reference page (`npm run docs`, served by `npm start` at /docs): Redoc, as Redocly CLI's
- * `build-docs --inlineBundle` renders openapi/openapi.json, in one self-contained HTML file. Local only,
+ * `build-docs --inlineBundle` renders openapi/openapi.json with the request samples of every operation
+ * added (x-codeSamples: curl, the TypeScript client, the Python client; scripts/openapi/code-samples.ts),
+ * in one self-contained HTML file. The samples are the page's, not the served document's: they would
+ * take openapi.json past its size target (docs/openapi.md) and say nothing a generated client needs. Local only,
  * and built rather than committed: it is a large generated bundle, quick to rebuild whenever
  * openapi.json changes (the stamp in the file says which document and renderer it was built from).
  */
@@ -54,7 +58,7 @@ const require = createRequire(import.meta.url);
 const CLI = require.resolve('@redocly/cli/bin/cli.js');
 const RENDERER = `redocly-cli ${(require('@redocly/cli/package.json') as { version: string }).version}`;
 /** Bumped when rewrite() changes, so pages built by an older rewrite are rebuilt. */
-const REWRITE_VERSION = 1;
+const REWRITE_VERSION = 2;
 
 const stampOf = (openapiText: string) =>
   createHash('sha256').update(`${RENDERER}\n${REWRITE_VERSION}\n${DOCS_CSP}\n${LOGO}\n${openapiText}`).digest('hex').slice(0, 16);
@@ -100,24 +104,34 @@ export interface DocsPage {
   built: boolean;
 }
 
+/** The document the page renders: openapi.json with the request samples of every operation. */
+export function pageDocument(openapiText: string): string {
+  return `${JSON.stringify(addCodeSamples(JSON.parse(openapiText) as Record<string, unknown>), null, 1)}\n`;
+}
+
 /** Builds the page from openapi/openapi.json into `out` (relative to root, or absolute), unless it is up to date. */
 export async function buildDocsPage(root: string, opts: { out?: string; force?: boolean } = {}): Promise<DocsPage> {
   const file = resolve(root, opts.out ?? DOCS_FILE);
-  const stamp = stampOf(await readFile(join(root, OPENAPI_FILE), 'utf8'));
+  const source = pageDocument(await readFile(join(root, OPENAPI_FILE), 'utf8'));
+  // The stamp covers the samples too: a changed sample rebuilds the page even when openapi.json did not change.
+  const stamp = stampOf(source);
   if (!opts.force) {
     const existing = await readFile(file, 'utf8').catch(() => '');
     if (STAMP.exec(existing.slice(0, 500))?.[1] === stamp) return { file, bytes: Buffer.byteLength(existing), built: false };
   }
   await mkdir(dirname(file), { recursive: true });
   const raw = `${file}.${process.pid}.raw.html`;
+  const document = `${file}.${process.pid}.openapi.json`;
   try {
-    await run(['build-docs', OPENAPI_FILE, '--inlineBundle', '--output', raw, '--title', 'GEO measurement API reference'], root);
+    await writeFile(document, source);
+    await run(['build-docs', document, '--inlineBundle', '--output', raw, '--title', 'GEO measurement API reference'], root);
     const html = rewrite(await readFile(raw, 'utf8'), stamp);
     await writeFile(`${file}.${process.pid}`, html);
     await rename(`${file}.${process.pid}`, file);
     return { file, bytes: Buffer.byteLength(html), built: true };
   } finally {
     await rm(raw, { force: true });
+    await rm(document, { force: true });
   }
 }
 

@@ -6,6 +6,7 @@ import { type Family, isScoped, pathParams, type ReadDef } from '#shared/reads/t
 import { BASE_PATH } from '#shared/rest/paths.js';
 import { errorSchema } from './error-contract.js';
 import { COMMON_CODES, errorCode } from './errors.js';
+import { refinePrecision } from './precision.js';
 
 /**
  * The OpenAPI 3.1 document, built from the read table and its zod contracts
@@ -312,7 +313,7 @@ function mcpOperations(parts: Parts, examples?: Examples): Record<string, Operat
       tags: ['assistant'],
       summary: 'MCP endpoint (Streamable HTTP, stateless)',
       description:
-        'The fifteen reads as MCP tools, named by the operationId of each read. Both protocol eras: 2026-07-28 (`server/discover`, the per-request `_meta` envelope and its standard headers, no handshake) and 2025-11-25 back to 2025-03-26 (`initialize`). Send `Accept: application/json, text/event-stream` and `Content-Type: application/json`. Stateless: no session id, every request stands alone, answers are JSON (never a stream). GET and DELETE answer 405 `method_not_allowed` (no stream to open, no session to end). The key is checked on every request; only `tools/call` spends a call of the budget. A tool result carries the budget left in `rate_limit` (structuredContent and its text) and `_meta.rate_limit`. Tool failures (not found, invalid arguments, expired cursor, the budget spent) are results with `isError: true` whose text starts with one plain line, `Error <code>: <message>` with the argument at fault or the seconds to wait, then the error body of the REST read. See the README, section "Connecting an assistant (MCP)".',
+        'The fifteen reads as MCP tools, named by the operationId of each read. Both protocol eras: 2026-07-28 (`server/discover`, the per-request `_meta` envelope and its standard headers, no handshake) and 2025-11-25 back to 2025-03-26 (`initialize`). Send `Accept: application/json, text/event-stream` and `Content-Type: application/json`. Stateless: no session id, every request stands alone, answers are JSON (never a stream). GET and DELETE answer 405 `method_not_allowed` (no stream to open, no session to end). The key is checked on every request; `tools/call` and `completion/complete` spend a call of the budget, every other message is free but bounded per key and minute (429 `rate_limited` past the bound) and must be small (16 KB). A tool result carries the budget left in `rate_limit` (structuredContent and its text) and `_meta.rate_limit`. Tool failures (not found, invalid arguments, expired cursor, the budget spent) are results with `isError: true` whose text starts with one plain line, `Error <code>: <message>` with the argument at fault or the seconds to wait, then the error body of the REST read. See the README, section "Connecting an assistant (MCP)".',
       requestBody: {
         required: true,
         content: jsonContent(convert(jsonRpcRequest, 'input', SCHEMAS).root, example && `${example}_request`),
@@ -329,13 +330,26 @@ function mcpOperations(parts: Parts, examples?: Examples): Record<string, Operat
           'Not JSON, not a JSON-RPC message, a batch, or a header this server reads that is not ASCII (JSON-RPC error -32700 or -32600); on 2026-07-28, standard headers that disagree with the body (-32020) or no protocol version (-32022).',
         ),
         '406': jsonRpcError(responses, 'The Accept header does not list both application/json and text/event-stream.'),
-        '413': jsonRpcError(responses, 'The body is over 1 MB.'),
+        '413': jsonRpcError(responses, 'The body is over 1 MB, or over 16 KB for a message that spends no budget.'),
         '415': jsonRpcError(responses, 'The Content-Type is not application/json.'),
         // Invalid arguments and a spent budget are tool results (200, isError), not HTTP refusals.
         ...errorResponses(
           [...COMMON_CODES.filter((c) => c !== 'invalid_request' && c !== 'rate_limited'), 'origin_not_allowed'],
           responses,
         ),
+        // The bound on the messages that spend no budget: not the call budget, so no X-RateLimit-* headers.
+        '429': {
+          description:
+            '- `rate_limited`: this key sent more messages that spend no budget (handshake, listings, ping, prompts, the resource) this minute than their bound (as many as the plan allows calls per minute, at least 60); the message says the seconds to wait, as Retry-After does.',
+          headers: mcpHeadersFor(429),
+          content: {
+            [JSON_TYPE]: {
+              schema: {
+                allOf: [{ $ref: `${SCHEMAS}error` }, { properties: { error: { properties: { code: { enum: ['rate_limited'] } } } } }],
+              },
+            },
+          },
+        },
       },
     },
     // The two other methods of the Streamable HTTP transport, which a stateless server answers with 405
@@ -434,6 +448,8 @@ export function buildOpenApi(list: readonly ReadDef[] = table, examples?: Exampl
     summary: 'Read-only measurements of how AI engines mention a tracked brand.',
     description: DESCRIPTION,
     contact: CONTACT,
+    // The repository's licence (LICENSE), which this document and the clients made from it are under.
+    license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
   };
   paths['/mcp'] = mcpOperations(parts, examples);
   paths['/openapi.json'] = { get: documentOperation(parts, { title: info.title, version: info.version }, examples !== undefined) };
@@ -448,10 +464,18 @@ export function buildOpenApi(list: readonly ReadDef[] = table, examples?: Exampl
       .map((k) => [k, shared.defs[k] as JsonSchema]),
   );
   const families = [...new Set(list.map((r) => r.family))];
-  return {
+  const doc: OpenApiDocument = {
     openapi: OPENAPI_VERSION,
     info,
-    servers: [{ url: BASE_PATH, description: 'Relative to the host serving this document; the version is part of the base address.' }],
+    // x-internal and the stage words: OWASP's inventory rules (API9), which .spectral.yaml runs.
+    servers: [
+      {
+        url: BASE_PATH,
+        description:
+          'Relative to the host serving this document, whichever stage it is (production, staging, or the local stack); the version is part of the base address.',
+        'x-internal': false,
+      },
+    ],
     security: [{ bearerAuth: [] }],
     tags: [
       ...families.map((f) => ({ name: f, description: FAMILY_TAGS[f] })),
@@ -483,6 +507,8 @@ export function buildOpenApi(list: readonly ReadDef[] = table, examples?: Exampl
       ...(examples ? { examples: parts.examples } : {}),
     },
   };
+  // What the contracts know beyond what zod writes: integer formats, page bounds, identifier patterns.
+  return refinePrecision(doc);
 }
 
 /** The examples a document carries, by operationId: what buildOpenApi needs to write the same document again. */

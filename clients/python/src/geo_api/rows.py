@@ -1,0 +1,121 @@
+"""Flat rows of a read's answer, for pandas, a spreadsheet or CSV, without requiring pandas.
+
+``to_rows(answer)`` gives one dict per item of a list (``items``), per day of a time series
+(``points``), or one dict for a single object (the metrics of ``get_metrics``, an analysis...). Nested
+objects become dotted columns (``visibility.ci95.low``), a list of objects becomes columns named by what
+names each element (``engines.chatgpt.visibility.value``: the rules of the TypeScript client's CSV), a
+list of plain values one cell of JSON. ``explode`` names a list to turn into rows instead: each of its
+elements makes a row of its own, beside the fields of its parent (pandas' long format). The measurement window (``window.name``, ``window.first_day``, ``window.last_day``) is added to
+every row when the answer states it, so rows of several windows can be put together.
+
+    import pandas as pd
+    frame = pd.DataFrame(to_rows(client.list_engines("acme-core", window="30d")))
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from typing import IO, Any, Dict, Iterable, List, Mapping, Optional, Sequence
+
+Row = Dict[str, Any]
+
+
+def _label(element: Any, index: int) -> str:
+    """What names an element of a list of objects in its columns: its key, engine or id, else its place."""
+    if isinstance(element, Mapping):
+        for field in ("key", "engine", "id"):
+            value = element.get(field)
+            if isinstance(value, str):
+                return value
+            if field == "engine" and isinstance(value, Mapping) and isinstance(value.get("key"), str):
+                return value["key"]
+    return str(index)
+
+
+def _flatten(value: Any, prefix: str, out: Row, sep: str) -> None:
+    if isinstance(value, Mapping):
+        for key, inner in value.items():
+            _flatten(inner, f"{prefix}{sep}{key}" if prefix else str(key), out, sep)
+    elif isinstance(value, list):
+        if all(v is None or not isinstance(v, (Mapping, list)) for v in value):
+            out[prefix] = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+        else:
+            for index, element in enumerate(value):
+                _flatten(element, f"{prefix}{sep}{_label(element, index)}", out, sep)
+    else:
+        out[prefix] = value
+
+
+def flatten(value: Mapping[str, Any], sep: str = ".") -> Row:
+    """One object as one flat row: nested objects as dotted columns, a list of objects as columns named by
+    what names each element (``engines.chatgpt.visibility.value``), a list of plain values as JSON text."""
+    out: Row = {}
+    _flatten(value, "", out, sep)
+    return out
+
+
+def _window(answer: Mapping[str, Any], sep: str) -> Row:
+    context = answer.get("context")
+    window = context.get("window") if isinstance(context, Mapping) else None
+    if not isinstance(window, Mapping):
+        return {}
+    return {f"window{sep}{k}": window.get(k) for k in ("name", "first_day", "last_day")}
+
+
+def to_rows(answer: Mapping[str, Any], *, explode: Optional[str] = None, sep: str = ".") -> List[Row]:
+    """The rows of a read's answer (see the module's description)."""
+    if "items" in answer and isinstance(answer["items"], list):
+        records: Sequence[Any] = answer["items"]
+    elif "points" in answer and isinstance(answer["points"], list):
+        records = answer["points"]
+    else:
+        records = [{k: v for k, v in answer.items() if k != "context"}]
+    head = _window(answer, sep)
+    rows: List[Row] = []
+    for record in records:
+        if not isinstance(record, Mapping):
+            rows.append({**head, "value": record})
+            continue
+        inner = record.get(explode) if explode else None
+        if explode and isinstance(inner, list):
+            parent = flatten({k: v for k, v in record.items() if k != explode}, sep)
+            for element in inner:
+                child = flatten(element, sep) if isinstance(element, Mapping) else {"value": element}
+                rows.append({**head, **parent, **{f"{explode}{sep}{k}": v for k, v in child.items()}})
+        else:
+            rows.append({**head, **flatten(record, sep)})
+    return rows
+
+
+# A spreadsheet runs a cell that starts with one of these as a formula; answer texts and cited URLs are
+# third-party content, so such a text cell gets a leading apostrophe (numbers stay numbers).
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _cell(value: Any) -> Any:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        return "'" + value
+    return value
+
+
+def to_csv(rows: Iterable[Mapping[str, Any]], file: IO[str]) -> int:
+    """Writes rows as CSV and returns the row count: a header of every column met, in the order met;
+    RFC 4180 quoting and CRLF line ends (open the file with ``newline=""``); empty cells for None and
+    missing values; ``true``/``false``; a text cell that starts like a formula gets a leading ``'``.
+    The same CSV as the TypeScript client's ``toCsv`` for the same rows.
+    """
+    materialized = list(rows)
+    columns: Dict[str, None] = {}
+    for row in materialized:
+        for key in row:
+            columns.setdefault(key, None)
+    writer = csv.writer(file, lineterminator="\r\n")
+    writer.writerow([_cell(c) for c in columns])
+    for row in materialized:
+        writer.writerow([_cell(row.get(c)) for c in columns])
+    return len(materialized)

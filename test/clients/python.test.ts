@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import type { LocalApi } from '../../local/stack.js';
+import { manifest, startTestApi } from '../support/api.js';
+import { freshVenv, PYTHON_CLIENT, type PythonVenv, pythonUnavailable, runPython } from './python-venv.js';
+
+/**
+ * The Python client (clients/python) as a user gets it: pip installs it offline into a fresh virtual
+ * environment, and its own unittest suite (clients/python/tests) runs against the local stack: every
+ * read, paging through the largest analysis, each refusal as its typed error, a small budget waited out.
+ * The APIs are started here and passed by environment (GEO_BASE_URL, the demo keys and slugs), as a
+ * user's program gets them.
+ */
+const unavailable = pythonUnavailable();
+if (unavailable) console.warn(`test/clients/python.test.ts skipped: ${unavailable}`);
+
+(unavailable ? describe.skip : describe)(`the Python client${unavailable ? ` (skipped: ${unavailable})` : ''}`, () => {
+  let venv: PythonVenv;
+  const apis: LocalApi[] = [];
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    venv = await freshVenv();
+    const [api, disabled, budgetDown, storeDown] = await Promise.all([
+      startTestApi(),
+      startTestApi({ API_DISABLED: 'true', API_DISABLED_RETRY_AFTER: '120' }),
+      // Nothing listens on port 9 (discard): the budget counter, then the store, cannot be reached.
+      startTestApi({ DYNAMODB_ENDPOINT: 'http://127.0.0.1:9', BUDGET_TIMEOUT_MS: '200' }),
+      startTestApi({ DATABASE_URL: 'postgres://geo_reader@127.0.0.1:9/geo' }),
+    ]);
+    apis.push(api, disabled, budgetDown, storeDown);
+    env = {
+      GEO_BASE_URL: api.baseUrl,
+      GEO_TEST_KEYS: JSON.stringify(manifest.keys),
+      GEO_TEST_ANALYSES: JSON.stringify(manifest.analyses),
+      GEO_TEST_DISABLED_URL: disabled.baseUrl,
+      GEO_TEST_BUDGET_DOWN_URL: budgetDown.baseUrl,
+      GEO_TEST_STORE_DOWN_URL: storeDown.baseUrl,
+    };
+  }, 120_000);
+  afterAll(async () => {
+    await Promise.all(apis.map((a) => a.close()));
+    await venv?.remove();
+  });
+
+  test('pip installs it offline into a fresh virtual environment, from the wheel its own backend builds', async () => {
+    expect(venv.installLog).toMatch(/Successfully installed geo[-_]api-0\.1\.0/);
+    const where = await runPython(venv.python, ['-c', 'import geo_api, sys; print(geo_api.__file__); print(geo_api.__version__)'], {
+      cwd: '/',
+    });
+    expect(where.code).toBe(0);
+    // Imported from the environment's site-packages, not from the source tree.
+    const [file, version] = where.stdout.trim().split('\n');
+    expect(file).toMatch(/venv\/lib\/python3\.\d+\/site-packages\/geo_api\/__init__\.py$/);
+    expect(file?.startsWith(PYTHON_CLIENT)).toBe(false);
+    expect(version).toBe('0.1.0');
+  });
+
+  test('its unittest suite passes against the local stack, nothing skipped', async () => {
+    const ran = await runPython(venv.python, ['-m', 'unittest', 'discover', '-s', 'tests', '-t', '.', '-v'], { env });
+    const report = ran.stderr;
+    if (ran.code !== 0) throw new Error(`python -m unittest failed:\n${report}\n${ran.stdout}`);
+    expect(report).toMatch(/\nOK\s*$/);
+    expect(report).not.toMatch(/skipped/);
+    const count = Number(/Ran (\d+) tests?/.exec(report)?.[1]);
+    expect(count).toBeGreaterThanOrEqual(20);
+  }, 240_000);
+});
