@@ -65,6 +65,16 @@ function shown(url: URL): string {
   return `${url.protocol}//${url.host}${url.pathname}`;
 }
 
+/**
+ * Any text the bridge prints (its log, the errors it answers), with the user and password taken out of
+ * every URL in it and the key, when known, replaced: a URL that carries credentials reaches fetch, whose
+ * refusal quotes it whole, and a page an endpoint answers may quote the request.
+ */
+export function withoutCredentials(text: string, apiKey?: string): string {
+  const stripped = text.replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]*@/gi, '$1');
+  return apiKey ? stripped.split(apiKey).join('<API key>') : stripped;
+}
+
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /** What is wrong with the settings before anything is sent, or the endpoint and key to use. */
@@ -80,6 +90,16 @@ export function checkSettings(settings: Settings): { failure: Failure } | { url:
       failure: {
         code: BRIDGE_ERRORS.endpoint,
         message: `The MCP endpoint setting is not a URL (it should look like https://api.example.com/api/v1/mcp). ${SETTINGS_HINT}`,
+      },
+    };
+  }
+  // A user or password in the address would be sent (and quoted back) with every request, beside the key.
+  if (url.username || url.password) {
+    return {
+      failure: {
+        code: BRIDGE_ERRORS.endpoint,
+        message: `The MCP endpoint setting holds a user name or password before the host (user:password@ or key@), which the bridge does not send or show. Set the address alone (${shown(url)}) and the API key in the API key setting. ${SETTINGS_HINT}`,
+        data: { endpoint: shown(url) },
       },
     };
   }
@@ -210,11 +230,15 @@ export interface BridgeIo {
 }
 
 /** Starts relaying; resolves once both transports are started. Stdin's end closes the bridge. */
-export async function startBridge(settings: Settings, io: BridgeIo): Promise<void> {
-  const stdio = new StdioServerTransport(io.stdin, io.stdout);
+export async function startBridge(settings: Settings, { stdin, stdout, log: print }: BridgeIo): Promise<void> {
+  const stdio = new StdioServerTransport(stdin, stdout);
   const checked = checkSettings(settings);
+  const secret = 'apiKey' in checked ? checked.apiKey : undefined;
+  const io = { log: (line: string) => print(withoutCredentials(line, secret)) };
   const answer = (id: RequestId, failure: Failure) =>
-    stdio.send({ jsonrpc: '2.0', id, error: failure }).catch((e: unknown) => io.log(`could not write to the host: ${String(e)}`));
+    stdio
+      .send({ jsonrpc: '2.0', id, error: { ...failure, message: withoutCredentials(failure.message, secret) } })
+      .catch((e: unknown) => io.log(`could not write to the host: ${String(e)}`));
 
   if ('failure' in checked) {
     // Nothing can be relayed: every request is answered with the reason, so the host shows it.

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
@@ -14,6 +14,7 @@ import { reads } from '#shared/reads/registry.js';
  *   npm run mcpb                                                  # endpoint default: the local stack
  *   npm run mcpb -- --endpoint https://api.example.com/api/v1/mcp # the default a deployment ships with
  *   npm run mcpb -- --out-dir /tmp/x                              # elsewhere than dist/
+ *   npm run mcpb -- --repository https://github.com/o/r.git       # the source's address (default: git's origin)
  */
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -33,6 +34,10 @@ export interface BuiltExtension {
 interface Manifest {
   name: string;
   version: string;
+  icon: string;
+  repository?: { type: string; url: string };
+  homepage?: string;
+  support?: string;
   server: { entry_point: string };
   user_config: { endpoint: { default: string } } & Record<string, unknown>;
   [key: string]: unknown;
@@ -49,7 +54,35 @@ async function mcpb(...args: string[]): Promise<string> {
   }
 }
 
-export async function buildExtension(opts: { outDir?: string; endpoint?: string } = {}): Promise<BuiltExtension> {
+/**
+ * The repository's address as a manifest gives it: `repository` (git) and `homepage` and `support` (its
+ * web page and issues), from an https git address or GitHub's ssh form; undefined when there is none.
+ */
+export function sourceAddress(repository: string | undefined): Pick<Manifest, 'repository' | 'homepage' | 'support'> | undefined {
+  if (!repository) return undefined;
+  const ssh = /^git@([^:]+):(.+?)(?:\.git)?$/.exec(repository);
+  let web: URL;
+  try {
+    web = new URL(ssh ? `https://${ssh[1]}/${ssh[2]}` : repository.replace(/\.git$/, ''));
+  } catch {
+    return undefined;
+  }
+  if (web.protocol !== 'https:') return undefined;
+  // Shown in the install dialog and kept in the file: the address alone, never a user or token of git's.
+  const page = `${web.origin}${web.pathname}`;
+  return { repository: { type: 'git', url: `${page}.git` }, homepage: page, support: `${page}/issues` };
+}
+
+/** git's origin of this checkout, when it has one. */
+async function origin(): Promise<string | undefined> {
+  try {
+    return (await run('git', ['remote', 'get-url', 'origin'], { cwd: ROOT })).stdout.trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function buildExtension(opts: { outDir?: string; endpoint?: string; repository?: string } = {}): Promise<BuiltExtension> {
   const outDir = resolve(opts.outDir ?? join(ROOT, 'dist'));
   const staged = join(outDir, 'claude-desktop');
   await rm(staged, { recursive: true, force: true });
@@ -58,10 +91,22 @@ export async function buildExtension(opts: { outDir?: string; endpoint?: string 
   const manifest = JSON.parse(await readFile(join(SOURCE, 'manifest.json'), 'utf8')) as Manifest;
   // The schema path is for editors of the source; it means nothing inside the extension.
   delete manifest.$schema;
-  if (opts.endpoint) manifest.user_config.endpoint.default = new URL(opts.endpoint).href;
+  // One version for the package and the extension Claude Desktop shows and updates by.
+  manifest.version = (JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+  const source = sourceAddress(opts.repository ?? (await origin()));
+  if (opts.repository && !source) throw new Error('--repository takes the https address of the repository (or git@host:owner/repo)');
+  Object.assign(manifest, source);
+  if (opts.endpoint) {
+    const endpoint = new URL(opts.endpoint);
+    // The default is shown to everyone who installs the file; the bridge would refuse it anyway.
+    if (endpoint.username || endpoint.password)
+      throw new Error('--endpoint takes the address alone, without user:password@ or a key before the host');
+    manifest.user_config.endpoint.default = endpoint.href;
+  }
   // Shown in Claude Desktop's install dialog; taken from the read table so it lists exactly the tools served.
   manifest.tools = reads.map((read) => ({ name: read.name, description: read.summary }));
   await writeFile(join(staged, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+  await copyFile(join(SOURCE, manifest.icon), join(staged, manifest.icon));
 
   await build({
     entryPoints: [join(SOURCE, 'server.ts')],
@@ -94,8 +139,11 @@ if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1]
   const built = await buildExtension({
     endpoint: option('--endpoint', 'https://api.example.com/api/v1/mcp'),
     outDir: option('--out-dir', 'dist'),
+    repository: option('--repository', 'https://github.com/owner/repo.git'),
   });
   console.log(
     `${relative(ROOT, built.mcpb)}: ${built.bytes} bytes, endpoint default ${built.manifest.user_config.endpoint.default}. Open it with Claude Desktop to install (docs/hosts/claude-desktop.md).`,
   );
+  if (!built.manifest.repository)
+    console.log('No repository in the manifest: this checkout has no git origin; give --repository <https address>.');
 }

@@ -1,17 +1,18 @@
 import { writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { LocalApi } from '../../local/stack.js';
+import { hostBin, INSTALL } from './prefix.js';
 import { freshHome, type HostHome, runHost } from './run-host.js';
 import { describeHost } from './scenarios.js';
-import { conversation, startAnthropicStandIn, type ToolResult, toolResults } from './stand-ins/anthropic.js';
-import { aimedAt, docsBlock } from './support.js';
+import { conversation, startAnthropicStandIn, type ToolResult, toolResults, userTurn } from './stand-ins/anthropic.js';
+import { aimedAt, docsBlock, promptCommandFrom } from './support.js';
 
 /**
  * Claude Code (the pinned @anthropic-ai/claude-code), configured as docs/hosts/claude-code.md says, its
  * model replaced by a stand-in on the loopback interface (ANTHROPIC_BASE_URL).
  */
 const PAGE = 'docs/hosts/claude-code.md';
-const BIN = resolve(import.meta.dirname, '..', '..', 'node_modules', '.bin', 'claude');
+const BIN = hostBin('claude');
 
 /** The documented configuration file, and the documented command's flags (the permission for the tools). */
 const config = docsBlock(PAGE, 'Setup', 'json');
@@ -31,6 +32,9 @@ const flags = command.filter((_w, i) => i !== at && i !== at + 1);
 const register = /^claude mcp add-json (\S+) '([^']+)' (.+)$/m.exec(docsBlock(PAGE, 'Registered once, for every session', 'sh'));
 if (!register) throw new Error(`${PAGE}: no claude mcp add-json command under "Registered once, for every session"`);
 const check = words(docsBlock(PAGE, 'Verifying the connection', 'sh'), 'claude ');
+
+/** The documented command that runs one of the server's prompts. */
+const promptCommand = (name: string, args: Record<string, string>): string => promptCommandFrom(PAGE, `/mcp__${server}__${name} `, args);
 
 function env(home: HostHome, key: string, modelUrl: string): Record<string, string> {
   return {
@@ -59,19 +63,19 @@ const text = (r: ToolResult): string =>
 describeHost({
   title: 'Claude Code 2.1.332',
   bin: BIN,
-  install: 'npm ci installs the pinned @anthropic-ai/claude-code',
+  install: INSTALL,
   toolName: (tool) => `mcp__${server}__${tool}`,
   // MCP tools are deferred behind ToolSearch by default: the model sees their names, then loads their schemas.
   before: (tools) => [{ tool: 'ToolSearch', input: { query: `select:${tools.map((t) => `mcp__${server}__${t}`).join(',')}` } }],
   inlineLimit: 50_000,
-  async session(api, key, steps) {
+  async session(api, key, steps, opts = {}) {
     const model = await startAnthropicStandIn(steps);
     const home = freshHome('claude-code');
     writeFileSync(join(home.work, configFile), aimedAt(config, api));
     try {
       const run = await runHost(
         BIN,
-        ['-p', 'Use the geo tools.', '--output-format', 'json', '--strict-mcp-config', '--mcp-config', configFile, ...flags],
+        ['-p', opts.input ?? 'Use the geo tools.', '--output-format', 'json', '--strict-mcp-config', '--mcp-config', configFile, ...flags],
         {
           home,
           timeoutMs: 120_000,
@@ -101,4 +105,6 @@ describeHost({
   connected: new RegExp(`^${server}: \\S+ \\(HTTP\\) - ✔ Connected$`, 'm'),
   rejected: new RegExp(`^${server}: \\S+ \\(HTTP\\) - ✘ Failed to connect — .*\\(HTTP 401\\).*"code":"unauthorized"`, 'm'),
   rejectedNotice: new RegExp(`${server} \\(AUTH_HEADER_REJECTED\\).*HTTP 401`),
+  // Each prompt is a command of its own; under -p the command is the question.
+  prompts: { command: promptCommand, userTurn },
 });

@@ -1,18 +1,19 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { LocalApi } from '../../local/stack.js';
+import { hostBin, INSTALL } from './prefix.js';
 import { freshHome, type HostHome, runHost } from './run-host.js';
 import { describeHost } from './scenarios.js';
 import type { ToolResult } from './stand-ins/anthropic.js';
-import { conversation, startGeminiStandIn, toolResults } from './stand-ins/gemini.js';
-import { aimedAt, docsBlock } from './support.js';
+import { conversation, startGeminiStandIn, toolResults, userTurn } from './stand-ins/gemini.js';
+import { aimedAt, docsBlock, promptCommandFrom } from './support.js';
 
 /**
  * Gemini CLI (the pinned @google/gemini-cli), configured as docs/hosts/gemini-cli.md says, its model
  * replaced by a stand-in on the loopback interface (GOOGLE_GEMINI_BASE_URL).
  */
 const PAGE = 'docs/hosts/gemini-cli.md';
-const BIN = resolve(import.meta.dirname, '..', '..', 'node_modules', '.bin', 'gemini');
+const BIN = hostBin('gemini');
 
 /** The documented settings.json entry, and the documented check of the connection. */
 const documented = docsBlock(PAGE, 'Setup', 'json');
@@ -22,6 +23,9 @@ const checkLine = docsBlock(PAGE, 'Verifying the connection', 'sh')
   .find((l) => l.startsWith('gemini '));
 if (!checkLine) throw new Error(`${PAGE}: no gemini command under "Verifying the connection"`);
 const check = checkLine.split(/\s+/).slice(1);
+
+/** The documented command that runs one of the server's prompts. */
+const promptCommand = (name: string, args: Record<string, string>): string => promptCommandFrom(PAGE, `/${name} `, args);
 
 /** A fresh home whose settings.json holds the documented entry, aimed at `api`. */
 function configure(api: LocalApi): HostHome {
@@ -81,15 +85,15 @@ function text(r: ToolResult): string {
 describeHost({
   title: 'Gemini CLI 0.61.0',
   bin: BIN,
-  install: 'npm ci installs the pinned @google/gemini-cli',
+  install: INSTALL,
   toolName: (tool) => `mcp_${server}_${tool}`,
   before: () => [],
   inlineLimit: 40_000,
-  async session(api, key, steps) {
+  async session(api, key, steps, opts = {}) {
     const model = await startGeminiStandIn(steps);
     const home = configure(api);
     try {
-      const run = await runHost(process.execPath, [BIN, '-p', 'Use the geo tools.', '--output-format', 'json'], {
+      const run = await runHost(process.execPath, [BIN, '-p', opts.input ?? 'Use the geo tools.', '--output-format', 'json'], {
         home,
         timeoutMs: 120_000,
         env: env(key, model.url),
@@ -112,4 +116,6 @@ describeHost({
   },
   connected: new RegExp(`^✓ ${server}: \\S+ \\(http\\) - Connected$`, 'm'),
   rejected: new RegExp(`^✗ ${server}: \\S+ \\(http\\) - Disconnected$`, 'm'),
+  // Each prompt is a command of its own, named as the prompt; under -p the command is the question.
+  prompts: { command: promptCommand, userTurn },
 });

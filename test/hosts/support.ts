@@ -23,6 +23,21 @@ export function docsBlock(page: string, heading: string, lang: string): string {
   return block[1];
 }
 
+/** The analysis the host pages name in their examples of a prompt's command (the demo's). */
+export const PAGE_ANALYSIS = 'acme-core';
+
+/**
+ * The command a host page gives for one of the server's prompts (the line of its "Prompts" block that
+ * starts with `start`), with the page's example analysis replaced by the one given.
+ */
+export function promptCommandFrom(page: string, start: string, args: Record<string, string>): string {
+  const line = docsBlock(page, 'Prompts', 'text')
+    .split('\n')
+    .find((l) => l.startsWith(start));
+  if (!line) throw new Error(`${page}: no ${start.trim()} command under "Prompts"`);
+  return line.split(PAGE_ANALYSIS).join(args.analysis ?? '');
+}
+
 /** The documented configuration, aimed at this test's API instead of the default local address. */
 export function aimedAt(block: string, api: LocalApi): string {
   if (!block.includes(DOCUMENTED_BASE_URL)) throw new Error(`the documented configuration does not name ${DOCUMENTED_BASE_URL}: ${block}`);
@@ -48,6 +63,39 @@ export async function direct(api: LocalApi, key: string, tool: string, args: Rec
   const client = await connect(api, key);
   try {
     return (await client.callTool({ name: tool, arguments: args })) as CallToolResult;
+  } finally {
+    await client.close();
+  }
+}
+
+/** The prompts the API lists (MCP prompts/list), by name: what a host can offer its user as commands. */
+export async function listedPrompts(api: LocalApi, key: string): Promise<string[]> {
+  const client = await connect(api, key);
+  try {
+    if (!client.getServerCapabilities()?.prompts) return [];
+    return (await client.listPrompts()).prompts.map((p) => p.name);
+  } finally {
+    await client.close();
+  }
+}
+
+/** The text of each text message of a prompt got straight from the API (prompts/get): what a host should pass on. */
+export async function promptTexts(api: LocalApi, key: string, name: string, args: Record<string, string>): Promise<string[]> {
+  const client = await connect(api, key);
+  try {
+    const { messages } = await client.getPrompt({ name, arguments: args });
+    return messages.flatMap((m) => (m.content.type === 'text' ? [m.content.text] : []));
+  } finally {
+    await client.close();
+  }
+}
+
+/** The text of a resource read straight from the API (resources/read): what a host should pass on. */
+export async function resourceText(api: LocalApi, key: string, uri: string): Promise<string> {
+  const client = await connect(api, key);
+  try {
+    const { contents } = await client.readResource({ uri });
+    return contents.map((c) => ('text' in c ? c.text : '')).join('');
   } finally {
     await client.close();
   }

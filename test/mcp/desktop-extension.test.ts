@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { reads } from '#shared/reads/registry.js';
+import { withoutCredentials } from '../../examples/claude-desktop/bridge.js';
 import type { LocalApi } from '../../local/stack.js';
 import { call, manifest as demo, startTestApi } from '../support/api.js';
 
@@ -22,6 +23,9 @@ import { call, manifest as demo, startTestApi } from '../support/api.js';
  */
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
+/** The repository address a release build is given (`npm run mcpb -- --repository`), in git's ssh form. */
+const REPOSITORY = 'git@github.com:example-org/geo-measurement-api.git';
+const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
 const run = promisify(execFile);
 const outDir = mkdtempSync(join(tmpdir(), 'geo-mcpb-'));
 let api: LocalApi;
@@ -32,13 +36,17 @@ let manifest: McpbManifestAny;
 beforeAll(async () => {
   api = await startTestApi();
   // As `npm run mcpb` runs it; in a child process, where esbuild's checks of its own realm hold.
-  const { stdout } = await run(join(ROOT, 'node_modules', '.bin', 'tsx'), ['scripts/mcpb/build.ts', '--out-dir', outDir], {
-    cwd: ROOT,
-    env: { ...process.env, NODE_OPTIONS: '' },
-  });
-  packed = join(outDir, 'geo-measurement-0.1.0.mcpb');
+  const { stdout } = await run(
+    join(ROOT, 'node_modules', '.bin', 'tsx'),
+    ['scripts/mcpb/build.ts', '--out-dir', outDir, '--repository', REPOSITORY],
+    {
+      cwd: ROOT,
+      env: { ...process.env, NODE_OPTIONS: '' },
+    },
+  );
+  packed = join(outDir, `geo-measurement-${PACKAGE.version}.mcpb`);
   staged = join(outDir, 'claude-desktop');
-  expect(stdout).toContain('geo-measurement-0.1.0.mcpb');
+  expect(stdout).toContain(`geo-measurement-${PACKAGE.version}.mcpb`);
   manifest = JSON.parse(readFileSync(join(staged, 'manifest.json'), 'utf8'));
 }, 120_000);
 afterAll(async () => {
@@ -130,6 +138,21 @@ describe('the packed extension', () => {
     expect(manifest.tools?.map((t) => t.name)).toEqual(reads.map((r) => r.name));
   });
 
+  test('what the install dialog and the extension list show: icon, license, source, author, version, Claude Desktop range', () => {
+    expect(manifest).toMatchObject({
+      icon: 'icon.png',
+      license: 'Apache-2.0',
+      version: PACKAGE.version,
+      repository: { type: 'git', url: 'https://github.com/example-org/geo-measurement-api.git' },
+      homepage: 'https://github.com/example-org/geo-measurement-api',
+      support: 'https://github.com/example-org/geo-measurement-api/issues',
+      author: { name: expect.stringMatching(/\S/), email: expect.stringMatching(/^[^@\s]+@[^@\s]+$/) },
+    });
+    expect(manifest.version).toMatch(/^\d+\.\d+\.\d+$/);
+    // A lower bound only: a Claude Desktop range with an upper bound would refuse every later release.
+    expect(manifest.compatibility?.claude_desktop).toMatch(/^>=\d+\.\d+\.\d+$/);
+  });
+
   test('mcpb validate passes on the source manifest and on the packed one', async () => {
     for (const file of [join(ROOT, 'examples', 'claude-desktop', 'manifest.json'), join(staged, 'manifest.json')]) {
       const { stdout } = await run(join(ROOT, 'node_modules', '.bin', 'mcpb'), ['validate', file], { cwd: ROOT });
@@ -137,9 +160,12 @@ describe('the packed extension', () => {
     }
   });
 
-  test('the .mcpb is a zip of the manifest and the one-file bundle, without node_modules', () => {
+  test('the .mcpb is a zip of the manifest, its icon and the one-file bundle, without node_modules', () => {
     const entries = unzip(packed);
-    expect([...entries.keys()].sort()).toEqual(['manifest.json', 'server/index.mjs']);
+    expect([...entries.keys()].sort()).toEqual(['icon.png', 'manifest.json', 'server/index.mjs']);
+    const icon = entries.get('icon.png')!;
+    expect(icon.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))).toBe(true);
+    expect(icon.equals(readFileSync(join(ROOT, 'examples', 'claude-desktop', 'icon.png')))).toBe(true);
     expect(JSON.parse(entries.get('manifest.json')!.toString('utf8'))).toEqual(manifest);
     expect(entries.get('server/index.mjs')!.equals(readFileSync(join(staged, 'server', 'index.mjs')))).toBe(true);
   });
@@ -226,6 +252,29 @@ describe('through the SDK stdio client, as Claude Desktop starts it', () => {
     const { message } = await refusal(await launch({ api_key: demo.keys.workspace, endpoint: `${api.baseUrl}/mcpx` }));
     expect(message).toContain(`The API at ${api.baseUrl}/mcpx answered 404 not_found: `);
     expect(message).toContain("Check the MCP endpoint in the extension's settings: it ends in /api/v1/mcp.");
+  });
+
+  test.each([
+    ['a user and password (a proxy’s)', (_key: string) => 'u:Pr0xyPassw0rd@', 'Pr0xyPassw0rd'],
+    ['the key itself', (key: string) => `${key}@`, demo.keys.workspace],
+  ])('an endpoint with %s before the host: refused naming the setting, and printed nowhere', async (_label, userinfo, secret) => {
+    const key = demo.keys.workspace;
+    for (const scheme of ['https', 'http']) {
+      const endpoint = `${scheme}://${userinfo(key)}${api.baseUrl.replace(/^https?:\/\//, '')}/mcp`;
+      const { message, stderr } = await refusal(await launch({ api_key: key, endpoint }));
+      expect(message).toContain('The MCP endpoint setting holds a user name or password before the host');
+      expect(message).toContain("Set it in the extension's settings (Claude Desktop: Settings → Extensions → GEO measurement API).");
+      expect(message + stderr).not.toContain(secret);
+      expect(stderr).toContain('The MCP endpoint setting holds a user name or password');
+    }
+  });
+
+  test('whatever else the bridge prints (a fetch error, a page an endpoint answers) loses every URL’s user and password, and the key', () => {
+    const key = demo.keys.workspace;
+    expect(
+      withoutCredentials(`fetch https://u:Pr0xyPassw0rd@proxy.example/api/v1/mcp failed; page: http://${key}@127.0.0.1:3000/x`, key),
+    ).toBe('fetch https://proxy.example/api/v1/mcp failed; page: http://127.0.0.1:3000/x');
+    expect(withoutCredentials(`The API refused ${key}.`, key)).toBe('The API refused <API key>.');
   });
 
   test('an http endpoint on another machine is refused before the key is sent', async () => {

@@ -92,3 +92,11 @@ export function toolResults(standIn: StandIn): ToolResult[] {
     .flatMap((m) => m.content.filter((b: any) => b.type === 'tool_result'))
     .map((b: any) => ({ name: names.get(b.tool_use_id) ?? '', content: b.content, isError: b.is_error === true }));
 }
+
+/** The user's first turn as the model received it: the text blocks of the conversation's first message. */
+export function userTurn(standIn: StandIn): string {
+  const [first] = conversation(standIn)[0]?.body.messages ?? [];
+  const content = first?.content;
+  if (typeof content === 'string') return content;
+  return (Array.isArray(content) ? content : []).map((b: any) => (b.type === 'text' ? b.text : '')).join('\n');
+}

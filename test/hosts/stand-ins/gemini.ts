@@ -77,3 +77,26 @@ export function toolResults(standIn: StandIn): ToolResult[] {
       isError: 'error' in (p.functionResponse.response ?? {}),
     }));
 }
+
+/**
+ * The user's first turn as the model received it: the text parts of the conversation's first request
+ * after the CLI's own session context. A part that is one JSON string (how the CLI submits an MCP
+ * prompt's text) is read as the string it holds.
+ */
+export function userTurn(standIn: StandIn): string {
+  const contents: any[] = conversation(standIn)[0]?.body.contents ?? [];
+  return contents
+    .filter((c) => c.role === 'user')
+    .flatMap((c) => (c.parts ?? []).map((p: any) => (typeof p.text === 'string' ? p.text : '')))
+    .filter((t: string) => !t.startsWith('<session_context>'))
+    .map((t: string) => {
+      if (!t.startsWith('"')) return t;
+      try {
+        const held = JSON.parse(t);
+        return typeof held === 'string' ? held : t;
+      } catch {
+        return t;
+      }
+    })
+    .join('\n');
+}
