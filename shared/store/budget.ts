@@ -1,8 +1,15 @@
+import { randomBytes } from 'node:crypto';
 import type { ClientRequest } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  type AttributeValue,
+  DynamoDBClient,
+  GetItemCommand,
+  type GetItemCommandInput,
+  UpdateItemCommand,
+  type UpdateItemCommandInput,
+} from '@aws-sdk/client-dynamodb';
 import { fromEnv } from '@aws-sdk/credential-provider-env';
-import { DynamoDBDocumentClient, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { http, https as tls, types } from '../builtins.js';
 import type { Config } from '../config/service.js';
@@ -41,29 +48,33 @@ export function budgetEndpoint(cfg: Config): string {
   );
 }
 
-/** The budget table's client: one UpdateItem, answered or refused within BUDGET_TIMEOUT_MS. */
-export interface CounterClient {
-  update(input: UpdateCommandInput): Promise<Record<string, unknown> | undefined>;
-  destroy(): void;
+/** An UpdateItem's answer, and whether it answered the request sent once more (see LostOnStaleSocket). */
+export interface UpdateAnswer {
+  attributes: Record<string, AttributeValue> | undefined;
+  resent: boolean;
 }
 
-/**
- * A count as DynamoDB wrote it on the wire (the `N` string), kept apart from strings (`S`) so that only
- * a number attribute can pass for a count.
- */
-class WireNumber {
-  constructor(readonly digits: string) {}
+/** The budget table's client: one UpdateItem (or its one resend), answered or refused within BUDGET_TIMEOUT_MS. */
+export interface CounterClient {
+  update(input: UpdateItemCommandInput): Promise<UpdateAnswer>;
+  /** A strongly consistent read of one item, within the same bound. */
+  read(input: GetItemCommandInput): Promise<Record<string, AttributeValue> | undefined>;
+  destroy(): void;
 }
 
 /** Errors of requests lost before any answer on a socket the agent had reused: see markStaleResets. */
 const lostOnStaleSocket = new WeakSet<object>();
 
+/** Errors answered to the request sent once more: the first may have been applied. */
+const answeredToResend = new WeakSet<object>();
+
 /**
  * Marks the error of a request that went out on a reused keep-alive socket and was reset (ECONNRESET,
- * EPIPE) before any answer: the server closed that idle connection (a Lambda frozen between calls finds
- * them so), so the request never reached the counter and may go once more (ResendOnStaleSocket), as
- * Node's documentation of request.reusedSocket advises. reuseSocket runs while the request is being
- * built, so this listener precedes the SDK's own and the mark is set before the SDK sees the error.
+ * EPIPE) before any answer. Either the server had closed that idle connection (a Lambda frozen between
+ * calls finds them so) and the request never reached the counter, or the counter applied it and the
+ * answer was lost: the request may go once more, and the counter's per-call token makes that resend
+ * count once (createBudgetCounter). reuseSocket runs while the request is being built, so this listener
+ * precedes the SDK's own and the mark is set before the SDK sees the error.
  */
 function markStaleResets(request: ClientRequest): void {
   let answered = false;
@@ -89,14 +100,22 @@ class StaleSocketHttpsAgent extends tls.Agent {
   }
 }
 
+/** A request lost on a stale keep-alive connection before any answer, raised through the SDK to update(). */
+class LostOnStaleSocket extends Error {
+  constructor(readonly code: string) {
+    super('the request was reset on a reused connection before any answer');
+    this.name = 'LostOnStaleSocket';
+  }
+}
+
 type HandleArgs = Parameters<NodeHttpHandler['handle']>;
 
 /**
- * The SDK's HTTP handler, with the one resend it does not make: with maxAttempts 1 the SDK's one attempt
- * is final, and its handler reports a reset as any other TimeoutError. The resend happens here, below the
- * SDK's middleware: the same signed request, under the same AbortSignal (so within the same bound).
+ * The SDK's HTTP handler, telling a request lost on a stale connection (LostOnStaleSocket) from every
+ * other failure, so that update() can send it once more through the SDK (the SDK makes one attempt: its
+ * retry step is a pass-through, see createDynamoClient).
  */
-class ResendOnStaleSocket {
+class StaleSocketAware {
   readonly metadata: NodeHttpHandler['metadata'];
   constructor(private readonly inner: NodeHttpHandler) {
     this.metadata = inner.metadata;
@@ -105,8 +124,7 @@ class ResendOnStaleSocket {
     try {
       return await this.inner.handle(request, options);
     } catch (err) {
-      if (lostOnStaleSocket.has(err as object) && !options?.abortSignal?.aborted)
-        return this.inner.handle(request, options).catch(sameRealm);
+      if (lostOnStaleSocket.has(err as object)) throw new LostOnStaleSocket((err as NodeJS.ErrnoException).code ?? 'ECONNRESET');
       throw sameRealm(err);
     }
   }
@@ -145,13 +163,69 @@ class CounterTimeout extends Error {
 }
 
 /**
- * The budget table's client, the AWS SDK's DynamoDB document client over DynamoDBClient:
- *  - one attempt (maxAttempts 1): a slow or failing counter must refuse the call quickly, never serve
- *    it unguarded. The one exception is a request lost on a stale keep-alive connection before the
- *    counter saw it, sent once more on a new connection within the same bound (ResendOnStaleSocket);
- *  - the whole exchange (credentials, signing, connection, request, answer body) is bounded by
- *    BUDGET_TIMEOUT_MS with an AbortSignal given to send, which makes the SDK's HTTP handler destroy
- *    the request, and a race against the same timer, so nothing the SDK does can outlast the bound;
+ * The SDK's steps the counter does without, each costing CPU on every call: the retry step (the SDK
+ * makes one attempt; the one resend is update()'s), replaced by a pass-through of the same name because
+ * the signing step is placed after it; the logger step (the SDK logs nothing we keep); and the user-agent
+ * step, which formats the SDK's name, version, platform and the call's feature list again on every call.
+ * The user agent is still the SDK's own (its defaultUserAgentProvider, formatted as its step formats it,
+ * once), so DynamoDB, and the deployment rehearsal, still see which client called; only the per-call
+ * feature list (`m/...`) is left out.
+ */
+function leanStack(client: DynamoDBClient): void {
+  client.middlewareStack.add((next) => next, {
+    name: 'retryMiddleware',
+    tags: ['RETRY'],
+    step: 'finalizeRequest',
+    priority: 'high',
+    override: true,
+  });
+  client.middlewareStack.remove('loggerMiddleware');
+  let agent: Promise<{ full: string; sdk: string }> | undefined;
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      agent ??= client.config.defaultUserAgentProvider().then((pairs) => {
+        const sections = pairs.map(userAgentSection);
+        return { full: sections.join(' '), sdk: sections.filter((x) => x.startsWith('aws-sdk-')).join(' ') };
+      });
+      const { full, sdk } = await agent;
+      const request = args.request as { headers?: Record<string, string> };
+      if (request.headers) {
+        request.headers['user-agent'] = full;
+        if (sdk) request.headers['x-amz-user-agent'] = sdk;
+      }
+      return next(args);
+    },
+    { name: 'getUserAgentMiddleware', step: 'build', priority: 'low', tags: ['SET_USER_AGENT', 'USER_AGENT'], override: true },
+  );
+}
+
+/** One `name/value` section of the SDK's user agent, escaped as the SDK's user-agent step escapes it. */
+function userAgentSection([name, version]: readonly [string, (string | undefined)?]): string {
+  const escapedName = name
+    .split('/')
+    .map((part) => part.replace(/[^!$%&'*+\-.^_`|~\w]/g, '-'))
+    .join('/');
+  const cut = escapedName.indexOf('/');
+  const prefix = escapedName.substring(0, cut);
+  const rest = prefix === 'api' ? escapedName.substring(cut + 1).toLowerCase() : escapedName.substring(cut + 1);
+  const value = version?.replace(/[^!$%&'*+\-.^_`|~\w#]/g, '-');
+  return [prefix, rest, value]
+    .filter((part): part is string => part !== undefined && part.length > 0)
+    .reduce((acc, part, i) => (i === 1 ? `${acc}/${part}` : `${acc}#${part}`));
+}
+
+/**
+ * The budget table's client, the AWS SDK's DynamoDBClient (the values typed by hand: one item, three
+ * numbers, so the document client's marshalling layer is left out):
+ *  - one attempt: a slow or failing counter must refuse the call quickly, never serve it unguarded. The
+ *    one exception is a request lost on a stale keep-alive connection before any answer, sent once more
+ *    on a new connection within the same bound (the counter's per-call token makes it count once);
+ *  - the middleware stack resolved once (cacheMiddleware: sends carry no per-call options), no retry or
+ *    logger step, the user agent formatted once (leanStack). DynamoDB's client has no checksum step to turn off (it takes no
+ *    requestChecksumCalculation setting);
+ *  - the whole exchange (credentials, signing, connection, request, answer body) raced against a timer
+ *    of BUDGET_TIMEOUT_MS, so nothing the SDK does can outlast the bound; a socket silent that long is
+ *    destroyed by the HTTP handler (requestTimeout), so a counter that never answers holds no socket;
  *  - keep-alive connections (the agents above, 50 sockets, as the SDK's default agent);
  *  - credentials from the environment Lambda provides (the SDK's environment provider, not its whole
  *    default chain, which would go on to files, SSO, container and instance metadata when the
@@ -164,6 +238,7 @@ export function createDynamoClient(cfg: Config): CounterClient {
   const secure = new URL(endpoint).protocol === 'https:';
   const environment = fromEnv();
   const local = cfg.DYNAMODB_ENDPOINT !== undefined;
+  const timeoutMs = cfg.BUDGET_TIMEOUT_MS;
   const credentials = async () => {
     try {
       const found = await environment();
@@ -180,39 +255,60 @@ export function createDynamoClient(cfg: Config): CounterClient {
     region: cfg.AWS_REGION,
     credentials,
     maxAttempts: 1,
-    requestHandler: new ResendOnStaleSocket(
+    cacheMiddleware: true,
+    endpointDiscoveryEnabled: false,
+    requestHandler: new StaleSocketAware(
       new NodeHttpHandler({
         ...(secure ? { httpsAgent: new StaleSocketHttpsAgent(agentOptions) } : { httpAgent: new StaleSocketHttpAgent(agentOptions) }),
+        connectionTimeout: timeoutMs,
+        requestTimeout: timeoutMs,
         // The SDK's HTTP handler warns (socket pool at capacity) through this, else through console.
         logger: { trace: () => undefined, debug: () => undefined, info: () => undefined, warn: sdkLog, error: sdkLog },
       }),
     ),
   });
-  const document = DynamoDBDocumentClient.from(client, {
-    unmarshallOptions: { wrapNumbers: (digits: string) => new WireNumber(digits) },
-  });
-  const timeoutMs = cfg.BUDGET_TIMEOUT_MS;
+  leanStack(client);
+
+  /** `work`, given the time its bound ends, raced against that bound. */
+  const bounded = <T>(work: (deadline: number) => Promise<T>): Promise<T> => {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      // Timers run before I/O callbacks in a turn of the event loop: after the loop was busy (a local
+      // store computing in process), an answer already received would lose to its own timer. One more
+      // turn (setImmediate runs after I/O) lets it be read first; a late answer still loses.
+      timer = setTimeout(() => setImmediate(() => reject(new CounterTimeout(timeoutMs))), timeoutMs);
+    });
+    return Promise.race([work(performance.now() + timeoutMs), deadline]).finally(() => clearTimeout(timer));
+  };
 
   return {
     update(input) {
-      const abort = new AbortController();
-      let timer: NodeJS.Timeout | undefined;
-      const deadline = new Promise<never>((_, reject) => {
-        // Timers run before I/O callbacks in a turn of the event loop: after the loop was busy (a local
-        // store computing in process), an answer already received would lose to its own timer. One more
-        // turn (setImmediate runs after I/O) lets it be read first; a late answer still loses.
-        timer = setTimeout(
-          () =>
-            setImmediate(() => {
-              const err = new CounterTimeout(timeoutMs);
-              abort.abort(err);
-              reject(err);
-            }),
-          timeoutMs,
-        );
+      return bounded(async (deadline) => {
+        try {
+          const out = await client.send(new UpdateItemCommand(input));
+          return { attributes: out.Attributes, resent: false };
+        } catch (err) {
+          if (!(err instanceof LostOnStaleSocket) || performance.now() >= deadline) throw err;
+        }
+        try {
+          const out = await client.send(new UpdateItemCommand(input));
+          return { attributes: out.Attributes, resent: true };
+        } catch (err) {
+          if (typeof err === 'object' && err !== null) answeredToResend.add(err);
+          throw err;
+        }
       });
-      const exchange = document.send(new UpdateCommand(input), { abortSignal: abort.signal }).then((out) => out.Attributes);
-      return Promise.race([exchange, deadline]).finally(() => clearTimeout(timer));
+    },
+    read(input) {
+      // A read changes nothing: lost on a stale connection, it simply goes once more.
+      return bounded(async (deadline) => {
+        try {
+          return (await client.send(new GetItemCommand(input))).Item;
+        } catch (err) {
+          if (!(err instanceof LostOnStaleSocket) || performance.now() >= deadline) throw err;
+        }
+        return (await client.send(new GetItemCommand(input))).Item;
+      });
     },
     destroy() {
       client.destroy();
@@ -279,11 +375,11 @@ function conditionFailed(err: unknown): boolean {
 }
 
 /** Why an answer is not a count between 1 and the ceiling, or undefined when it is one. */
-function badCount(calls: unknown, limit: number): string | undefined {
+function badCount(calls: AttributeValue | undefined, limit: number): string | undefined {
   if (calls === undefined) return 'the counter answered without a count';
-  if (!(calls instanceof WireNumber)) return 'the counter answered a count that is not a number attribute';
-  if (!/^-?[0-9]+$/.test(calls.digits)) return 'the counter answered a count that is not an integer';
-  const count = Number(calls.digits);
+  if (typeof calls.N !== 'string') return 'the counter answered a count that is not a number attribute';
+  if (!/^-?[0-9]+$/.test(calls.N)) return 'the counter answered a count that is not an integer';
+  const count = Number(calls.N);
   if (count < 1) return 'the counter answered a count below 1';
   if (count > limit) return 'the counter answered a count above the ceiling';
   return undefined;
@@ -293,8 +389,37 @@ export function secondsToMinuteEnd(now: Date): number {
   return Math.ceil((60_000 - (now.getTime() % 60_000)) / 1000);
 }
 
+/** A call's token on the counter item: the attribute of its slot, holding its sequence number. */
+interface CallToken {
+  attribute: string;
+  sequence: string;
+  release(): void;
+}
+
+/**
+ * Per-call tokens that make the counter's one resend count once. Each call in flight in this process
+ * holds a slot, and writes its own sequence number into its slot's attribute of the item in the same
+ * atomic write that counts it; the write's condition refuses an item whose slot already holds that
+ * number. A slot is held by one call at a time, so only that call's own first attempt can have written
+ * the number: a resend whose first attempt was applied is refused, and the read after it tells that
+ * refusal from the ceiling. The item carries one attribute per slot that wrote to it (a Lambda serves one
+ * call at a time: one per execution environment that counted in that minute), about 30 bytes each.
+ */
+function callTokens(): () => CallToken {
+  const instance = randomBytes(6).toString('base64url');
+  const free: number[] = [];
+  let slots = 0;
+  let sequence = 0;
+  return () => {
+    const slot = free.pop() ?? slots++;
+    sequence += 1;
+    return { attribute: `call_${instance}_${slot}`, sequence: String(sequence), release: () => free.push(slot) };
+  };
+}
+
 /** One counter item per workspace per calendar minute (UTC), shared by all its keys and by MCP. */
 export function createBudgetCounter(client: CounterClient, table: string): BudgetCounter {
+  const token = callTokens();
   return {
     async consume(workspaceId, limit, now = new Date()) {
       const minute = Math.floor(now.getTime() / 60_000);
@@ -302,33 +427,66 @@ export function createBudgetCounter(client: CounterClient, table: string): Budge
       // A ceiling of 0 allows no call at all: refused without a write. The condition below would let
       // the first call of each minute through (its count does not exist yet).
       if (limit < 1) throw new RateLimited(reset);
-      let attributes: Record<string, unknown> | undefined;
+      const call = token();
+      const Key = { pk: { S: `budget#${workspaceId}#${minute}` } };
+      const ExpressionAttributeNames = { '#calls': 'calls', '#expires': 'expires_at', '#call': call.attribute };
+      let calls: AttributeValue | undefined;
       try {
-        attributes = await client.update({
-          TableName: table,
-          Key: { pk: `budget#${workspaceId}#${minute}` },
-          // ADD creates the counter at 1 on the minute's first call; expires_at lets TTL sweep old minutes.
-          UpdateExpression: 'ADD #calls :one SET #expires = if_not_exists(#expires, :expires)',
-          // Named parts of the condition:
-          //  - first call of the minute: the item (hence #calls) does not exist yet;
-          //  - budget left: the count before this call is below the ceiling.
-          // Check and increment happen in one atomic write, so concurrent Lambdas cannot overspend.
-          ConditionExpression: 'attribute_not_exists(#calls) OR #calls < :limit',
-          ExpressionAttributeNames: { '#calls': 'calls', '#expires': 'expires_at' },
-          ExpressionAttributeValues: { ':one': 1, ':limit': limit, ':expires': (minute + 2) * 60 },
-          ReturnValues: 'UPDATED_NEW',
-        });
-      } catch (err) {
-        if (conditionFailed(err)) throw new RateLimited(reset);
-        throw new RateLimitUnavailable(budgetCause(err));
+        ({ calls } = await spend());
+      } finally {
+        call.release();
       }
       // The write succeeded, so the count after it is 1 at least and at most the ceiling: any other
       // answer is not the counter's (a proxy, a broken stand-in), and serving on it would serve unmetered.
-      const calls = attributes?.calls;
       const problem = badCount(calls, limit);
       if (problem) throw new RateLimitUnavailable({ fault: 'budget', message: problem });
-      const remaining = limit - Number((calls as WireNumber).digits);
+      const remaining = limit - Number(calls?.N);
       return { limit, remaining, resetAfterSeconds: remaining > 0 ? 0 : reset };
+
+      async function spend(): Promise<{ calls: AttributeValue | undefined }> {
+        try {
+          const answer = await client.update({
+            TableName: table,
+            Key,
+            // ADD creates the counter at 1 on the minute's first call; expires_at lets TTL sweep old
+            // minutes; #call is this call's token (callTokens).
+            UpdateExpression: 'ADD #calls :one SET #expires = if_not_exists(#expires, :expires), #call = :call',
+            // Named parts of the condition:
+            //  - first call of the minute: the item (hence #calls) does not exist yet;
+            //  - budget left: the count before this call is below the ceiling;
+            //  - not counted yet: this call's token is not on the item (only a resend can find it there).
+            // Check and increment happen in one atomic write, so concurrent Lambdas cannot overspend.
+            ConditionExpression: '(attribute_not_exists(#calls) OR #calls < :limit) AND (attribute_not_exists(#call) OR #call <> :call)',
+            ExpressionAttributeNames,
+            ExpressionAttributeValues: {
+              ':one': { N: '1' },
+              ':limit': { N: String(limit) },
+              ':expires': { N: String((minute + 2) * 60) },
+              ':call': { N: call.sequence },
+            },
+            ReturnValues: 'UPDATED_NEW',
+          });
+          return { calls: answer.attributes?.calls };
+        } catch (err) {
+          if (!conditionFailed(err)) throw new RateLimitUnavailable(budgetCause(err));
+          if (!answeredToResend.has(err as object)) throw new RateLimited(reset);
+        }
+        // The resend was refused: either the ceiling, or its first attempt was applied and its answer lost.
+        let item: Record<string, AttributeValue> | undefined;
+        try {
+          item = await client.read({
+            TableName: table,
+            Key,
+            ConsistentRead: true,
+            ProjectionExpression: '#calls, #call',
+            ExpressionAttributeNames: { '#calls': 'calls', '#call': call.attribute },
+          });
+        } catch (err) {
+          throw new RateLimitUnavailable(budgetCause(err));
+        }
+        if (item?.[call.attribute]?.N !== call.sequence) throw new RateLimited(reset);
+        return { calls: item.calls };
+      }
     },
   };
 }

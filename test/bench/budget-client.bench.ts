@@ -23,23 +23,105 @@ const ROUNDS = Number(process.env.BENCH_CLIENT_ROUNDS ?? 7);
 const CALLS = Number(process.env.BENCH_CLIENT_CALLS ?? 2000);
 const WARMUP = 300;
 
+/** The budget step's UpdateItem (shared/store/budget.ts), its call token numbered per call by each candidate. */
 const UPDATE = {
-  UpdateExpression: 'ADD #calls :one SET #expires = if_not_exists(#expires, :expires)',
-  ConditionExpression: 'attribute_not_exists(#calls) OR #calls < :limit',
-  ExpressionAttributeNames: { '#calls': 'calls', '#expires': 'expires_at' },
+  UpdateExpression: 'ADD #calls :one SET #expires = if_not_exists(#expires, :expires), #call = :call',
+  ConditionExpression: '(attribute_not_exists(#calls) OR #calls < :limit) AND (attribute_not_exists(#call) OR #call <> :call)',
+  ExpressionAttributeNames: { '#calls': 'calls', '#expires': 'expires_at', '#call': 'call_bench_0' },
   ReturnValues: 'UPDATED_NEW',
 };
 
-/** The same UpdateItem for both: plain values for the document client, DynamoDB's typed values for the wire. */
+const TYPED_VALUES = "{ ':one': { N: '1' }, ':limit': { N: '1000000000000' }, ':expires': { N: '4000000000' }, ':call': { N: '0' } }";
+/** Each call's own token number, as the budget step gives it. */
+const NEXT_TYPED =
+  "let sequence = 0; const next = () => { input.ExpressionAttributeValues[':call'] = { N: String(++sequence) }; return input; };";
+
+/** The SDK's retry step replaced by a pass-through of the same name (the signing step is placed after it). */
+const NO_RETRY = `client.middlewareStack.add((next) => next, { name: 'retryMiddleware', tags: ['RETRY'], step: 'finalizeRequest', priority: 'high', override: true });`;
+
+/** An SDK DynamoDBClient as the candidates build it: one attempt, keep-alive, dummy credentials. */
+const sdkClient = (extra: string) => `
+import { DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
+import { Agent } from 'node:http';
+const client = new DynamoDBClient({
+  endpoint: process.env.DYNAMODB_ENDPOINT, region: 'us-east-1', maxAttempts: 1,
+  credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  requestHandler: new NodeHttpHandler({ httpAgent: new Agent({ keepAlive: true, maxSockets: 50 }) }),
+  ${extra}
+});
+`;
+
+/**
+ * The same UpdateItem for every candidate: plain values for the document client, DynamoDB's typed values
+ * for the rest. The candidates go from the SDK as the design names it, built the plain way, to the
+ * leanest SDK configuration we could build (the SDK still signing and sending), then the product's
+ * client, then the hand-written client and signer (the floor without the SDK).
+ */
 const ENTRIES: Record<string, string> = {
-  'AWS SDK document client (now)': `
+  'SDK document client, abort signal per call (the client until 2026-11-28)': `
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
+import { Agent } from 'node:http';
+const client = new DynamoDBClient({
+  endpoint: process.env.DYNAMODB_ENDPOINT, region: 'us-east-1', maxAttempts: 1,
+  credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  requestHandler: new NodeHttpHandler({ httpAgent: new Agent({ keepAlive: true, maxSockets: 50 }) }),
+});
+const document = DynamoDBDocumentClient.from(client);
+const input = { TableName: process.env.BUDGET_TABLE, Key: { pk: 'bench#doc' }, ...${JSON.stringify(UPDATE)},
+  ExpressionAttributeValues: { ':one': 1, ':limit': 1e12, ':expires': 4e9, ':call': 0 } };
+let sequence = 0;
+export const call = () => {
+  input.ExpressionAttributeValues[':call'] = ++sequence;
+  return document.send(new UpdateCommand(input), { abortSignal: new AbortController().signal });
+};
+`,
+  'SDK DynamoDBClient, typed values, abort signal per call': `${sdkClient('')}
+const input = { TableName: process.env.BUDGET_TABLE, Key: { pk: { S: 'bench#plain' } }, ...${JSON.stringify(UPDATE)},
+  ExpressionAttributeValues: ${TYPED_VALUES} };
+${NEXT_TYPED}
+export const call = () => client.send(new UpdateItemCommand(next()), { abortSignal: new AbortController().signal });
+`,
+  'SDK DynamoDBClient, stack resolved once (cacheMiddleware, no per-call options)': `${sdkClient('cacheMiddleware: true,')}
+const input = { TableName: process.env.BUDGET_TABLE, Key: { pk: { S: 'bench#cache' } }, ...${JSON.stringify(UPDATE)},
+  ExpressionAttributeValues: ${TYPED_VALUES} };
+${NEXT_TYPED}
+export const call = () => client.send(new UpdateItemCommand(next()));
+`,
+  'the same, no retry step': `${sdkClient('cacheMiddleware: true,')}
+${NO_RETRY}
+const input = { TableName: process.env.BUDGET_TABLE, Key: { pk: { S: 'bench#noretry' } }, ...${JSON.stringify(UPDATE)},
+  ExpressionAttributeValues: ${TYPED_VALUES} };
+${NEXT_TYPED}
+export const call = () => client.send(new UpdateItemCommand(next()));
+`,
+  'leanest: the same, and no user-agent, recursion-detection or logger middleware': `${sdkClient('cacheMiddleware: true,')}
+${NO_RETRY}
+for (const name of ['getUserAgentMiddleware', 'recursionDetectionMiddleware', 'loggerMiddleware']) client.middlewareStack.remove(name);
+const input = { TableName: process.env.BUDGET_TABLE, Key: { pk: { S: 'bench#leanest' } }, ...${JSON.stringify(UPDATE)},
+  ExpressionAttributeValues: ${TYPED_VALUES} };
+${NEXT_TYPED}
+export const call = () => client.send(new UpdateItemCommand(next()));
+`,
+  "the budget table's client now, its UpdateItem alone (createDynamoClient().update)": `
 import { createDynamoClient } from '#shared/store/budget.js';
 const client = createDynamoClient({
   DYNAMODB_ENDPOINT: process.env.DYNAMODB_ENDPOINT, AWS_REGION: 'us-east-1', BUDGET_TIMEOUT_MS: 1000,
 });
-const input = { TableName: process.env.BUDGET_TABLE, Key: { pk: 'bench#sdk' }, ...${JSON.stringify(UPDATE)},
-  ExpressionAttributeValues: { ':one': 1, ':limit': 1e12, ':expires': 4e9 } };
-export const call = () => client.update(input);
+const input = { TableName: process.env.BUDGET_TABLE, Key: { pk: { S: 'bench#client' } }, ...${JSON.stringify(UPDATE)},
+  ExpressionAttributeValues: ${TYPED_VALUES} };
+${NEXT_TYPED}
+export const call = () => client.update(next());
+`,
+  'the budget step now (createBudgetCounter().consume: the client, its per-call token, the count checked)': `
+import { createBudgetCounter, createDynamoClient } from '#shared/store/budget.js';
+const client = createDynamoClient({
+  DYNAMODB_ENDPOINT: process.env.DYNAMODB_ENDPOINT, AWS_REGION: 'us-east-1', BUDGET_TIMEOUT_MS: 1000,
+});
+const counter = createBudgetCounter(client, process.env.BUDGET_TABLE);
+export const call = () => counter.consume('bench-step', 1e9);
 `,
   [`hand-written client (${PREVIOUS.slice(0, 7)})`]: `
 import { createDynamoDb } from './shared/aws/dynamodb.js';
@@ -48,8 +130,9 @@ const client = createDynamoDb({
   credentials: () => ({ accessKeyId: 'local', secretAccessKey: 'local' }),
 });
 const input = { TableName: process.env.BUDGET_TABLE, Key: { pk: { S: 'bench#previous' } }, ...${JSON.stringify(UPDATE)},
-  ExpressionAttributeValues: { ':one': { N: '1' }, ':limit': { N: '1000000000000' }, ':expires': { N: '4000000000' } } };
-export const call = () => client.send('UpdateItem', input);
+  ExpressionAttributeValues: ${TYPED_VALUES} };
+${NEXT_TYPED}
+export const call = () => client.send('UpdateItem', next());
 `,
 };
 
@@ -79,7 +162,9 @@ export default async function budgetClient(): Promise<string> {
   await mkdir(OUT, { recursive: true });
   await previousSources();
   await writeFile(join(OUT, 'runner.mjs'), RUNNER);
-  const names = Object.keys(ENTRIES);
+  // BENCH_CLIENT_ONLY: a pattern, the candidates whose names match it (default: all).
+  const only = new RegExp(process.env.BENCH_CLIENT_ONLY ?? '');
+  const names = Object.keys(ENTRIES).filter((name) => only.test(name));
   for (const [i, name] of names.entries()) {
     await writeFile(join(OUT, `entry-${i}.ts`), ENTRIES[name] ?? '');
     await build({

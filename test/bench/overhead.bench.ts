@@ -194,6 +194,94 @@ export default async function run(): Promise<string> {
     // call makes beyond its SQL, which no bare SQL figure contains.
     const budgetCall = await measure(() => api!.services.counter.consume('bench-budget-alone', 1_000_000_000), SAMPLES, 20);
 
+    /**
+     * The whole call against the I/O it cannot skip, call by call in turn: the call end to end, then its
+     * statements prepared from a pg client followed by the same SDK UpdateItem (the service's own budget
+     * client); p50 of each. /me, metrics 30d, and an MCP tools/call of the same read.
+     */
+    const mcpAgent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const mcpUrl = new URL(`${api.baseUrl}/mcp`);
+    const mcpCall = (name: string, args: Record<string, unknown>) => () =>
+      new Promise<string>((resolve, reject) => {
+        const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } });
+        const req = request(
+          {
+            host: mcpUrl.hostname,
+            port: mcpUrl.port,
+            path: mcpUrl.pathname,
+            method: 'POST',
+            agent: mcpAgent,
+            headers: {
+              authorization: `Bearer ${m.secret}`,
+              'content-type': 'application/json',
+              accept: 'application/json, text/event-stream',
+            },
+          },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => chunks.push(c));
+            res.on('end', () => {
+              const text = Buffer.concat(chunks).toString('utf8');
+              if (res.statusCode !== 200 || /"isError":\s*true/.test(text))
+                reject(new Error(`tools/call ${name}: ${res.statusCode} ${text.slice(0, 200)}`));
+              else resolve(text);
+            });
+          },
+        );
+        req.on('error', reject);
+        req.end(body);
+      });
+    const alternatingCases: Array<[string, () => Promise<unknown>]> = [
+      ['GET /me', () => ok('/me')],
+      ['GET …/metrics?window=30d', () => ok(`${a}/metrics?window=30d`)],
+      ['MCP tools/call get_metrics, window 30d', mcpCall('get_metrics', { analysis: m.analysisSlug, window: '30d' })],
+    ];
+    const alternating: Array<Record<string, string | number>> = [];
+    for (const [label, callIt] of alternatingCases) {
+      captured.length = 0;
+      await callIt();
+      const stmts = [...captured];
+      const tag = `alt${alternating.length}`;
+      const floor = async () => {
+        await replay(stmts, true, tag);
+        await api!.services.counter.consume('bench-budget-alone', 1_000_000_000);
+      };
+      for (let i = 0; i < 20; i += 1) {
+        await callIt();
+        await floor();
+      }
+      const e2e: number[] = [];
+      const io: number[] = [];
+      for (let i = 0; i < SAMPLES; i += 1) {
+        let t = performance.now();
+        await callIt();
+        e2e.push(performance.now() - t);
+        t = performance.now();
+        await floor();
+        io.push(performance.now() - t);
+      }
+      const e = stats(e2e).p50;
+      const f = stats(io).p50;
+      alternating.push({
+        call: label,
+        statements: stmts.length,
+        'e2e p50 ms': e,
+        'bare SQL + UpdateItem p50 ms': f,
+        'e2e ÷ (bare SQL + UpdateItem)': round(e / f, 2),
+      });
+    }
+    mcpAgent.destroy();
+    const alternatingTable = [
+      table(alternating),
+      '',
+      `${SAMPLES} alternating samples per line after 20 of warm-up: the call end to end through the local HTTP adapter, then its statements prepared from a pg client followed by the budget UpdateItem from the service's own client (dynalite in its own process); p50 of each.`,
+    ].join('\n');
+    if (process.env.BENCH_OVERHEAD_ONLY === 'alternating') {
+      await reader.end();
+      await owner.end();
+      return alternatingTable;
+    }
+
     const rows: Array<Record<string, string | number>> = [];
     for (const [n, path, family] of cases) {
       const e2e = await measure(() => ok(path), SAMPLES, 20);
@@ -279,6 +367,8 @@ export default async function run(): Promise<string> {
       `1-year dataset (${m.analysisSlug}) in the bench's own PostgreSQL ${await pgVersion(ownerUrl)} cluster with pg_stat_statements; budget counter (dynalite) in its own process; ${SAMPLES} sequential calls per line after 20 warm-up calls.`,
       '',
       table(rows),
+      '',
+      alternatingTable,
       '',
       `db ms/call: the server's planning + execution time per call (pg_stat_statements) of the statements as the service sends them (unnamed); prepared: the same statements as named prepared statements; ${ROUNDS} alternating rounds of ${Math.ceil(SAMPLES / 2)} calls each, medians (db ÷ prepared: median of the rounds' ratios). bare SQL: those statements prepared, from a pg client, client-side. budget call: the budget UpdateItem alone, from the service's own client, p50 ${budgetCall.p50} ms (dynalite in its own process).`,
       '',

@@ -1,4 +1,5 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
@@ -6,6 +7,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { reads } from '#shared/reads/registry.js';
 import { PROJECT_ROOT } from '../../lib/constructs/service-function.js';
 import { buildService, type Service } from '../../lib/service.js';
+import { SYNTH_CACHE_ENV } from '../support/synth-cache.js';
 
 /** The context of cdk.json, so tests exercise the stage configurations that are really deployed. */
 export const cdkJsonContext = (JSON.parse(readFileSync(join(PROJECT_ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> })
@@ -20,21 +22,81 @@ export interface Synthesized extends Service {
 /**
  * Builds the service as bin/app.ts does, with `bundle=false` so no esbuild runs, into a temporary
  * cloud assembly directory. `context` is merged over cdk.json's.
+ *
+ * Within a jest run each context is synthesized once: the first file to ask for it keeps its two
+ * templates in the run's directory (SYNTH_CACHE_ENV, made by the global setup), and the files after it
+ * assert on those. The constructs themselves (app, stacks, config) are built again only by a file that
+ * reads them. A context that fails to synthesize is never kept, so it fails in every file that asks.
  */
 export function synth(context: Record<string, unknown> = {}, env: { account?: string; region?: string } = {}): Synthesized {
+  const dir = process.env[SYNTH_CACHE_ENV];
+  const file =
+    dir &&
+    join(
+      dir,
+      `${createHash('sha256')
+        .update(JSON.stringify([context, env.account, env.region]))
+        .digest('hex')}.json`,
+    );
+  if (file && existsSync(file)) return kept(JSON.parse(readFileSync(file, 'utf8')) as KeptTemplates, () => build(context, env));
+  const synthesized = withEnv(env, () => {
+    const built = build(context, env);
+    return {
+      ...built.service,
+      app: built.app,
+      statefulTemplate: Template.fromStack(built.service.stateful),
+      statelessTemplate: Template.fromStack(built.service.stateless),
+    };
+  });
+  if (file) {
+    const temporary = `${file}.${process.pid}`;
+    const templates: KeptTemplates = { stateful: synthesized.statefulTemplate.toJSON(), stateless: synthesized.statelessTemplate.toJSON() };
+    writeFileSync(temporary, JSON.stringify(templates));
+    renameSync(temporary, file);
+  }
+  return synthesized;
+}
+
+interface KeptTemplates {
+  stateful: Record<string, unknown>;
+  stateless: Record<string, unknown>;
+}
+
+/** The kept templates, and the constructs built on first use. */
+function kept(templates: KeptTemplates, rebuild: () => { app: App; service: Service }): Synthesized {
+  let built: { app: App; service: Service } | undefined;
+  const construct = () => {
+    built ??= rebuild();
+    return built;
+  };
+  return Object.defineProperties(
+    {
+      statefulTemplate: Template.fromJSON(templates.stateful),
+      statelessTemplate: Template.fromJSON(templates.stateless),
+    },
+    {
+      app: { get: () => construct().app, enumerable: true },
+      config: { get: () => construct().service.config, enumerable: true },
+      stateful: { get: () => construct().service.stateful, enumerable: true },
+      stateless: { get: () => construct().service.stateless, enumerable: true },
+      edge: { get: () => construct().service.edge, enumerable: true },
+    },
+  ) as Synthesized;
+}
+
+function build(context: Record<string, unknown>, env: { account?: string; region?: string }): { app: App; service: Service } {
   const outdir = mkdtempSync(join(tmpdir(), 'geo-cdk-test-'));
   const app = new App({ outdir, context: { ...cdkJsonContext, bundle: 'false', ...context } });
+  return withEnv(env, () => ({ app, service: buildService(app, reads) }));
+}
+
+/** `work` with the CDK's default account and region set as `env` gives them, restored after. */
+function withEnv<T>(env: { account?: string; region?: string }, work: () => T): T {
   const saved = { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION };
   try {
     if (env.account) process.env.CDK_DEFAULT_ACCOUNT = env.account;
     if (env.region) process.env.CDK_DEFAULT_REGION = env.region;
-    const service = buildService(app, reads);
-    return {
-      ...service,
-      app,
-      statefulTemplate: Template.fromStack(service.stateful),
-      statelessTemplate: Template.fromStack(service.stateless),
-    };
+    return work();
   } finally {
     restore('CDK_DEFAULT_ACCOUNT', saved.account);
     restore('CDK_DEFAULT_REGION', saved.region);

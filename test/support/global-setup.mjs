@@ -2,6 +2,8 @@
 import { tsImport } from 'tsx/esm/api';
 
 export default async function globalSetup() {
+  const { openSynthCache } = await tsImport('./synth-cache.ts', import.meta.url);
+  openSynthCache();
   const { default: setup } = await tsImport('./stack-setup.ts', import.meta.url);
   await setup();
 }

@@ -1,8 +1,10 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from '@jest/globals';
 import { parseConfig } from '#shared/config/service.js';
 import { budgetEndpoint, createBudgetCounter, createDynamoClient, secondsToMinuteEnd } from '#shared/store/budget.js';
+import { type LocalBudgetStore, startBudgetStore } from '../../../local/stores.js';
 import { type ReceivedRequest, verifySigned } from '../../support/sigv4.js';
 import { creds, lambdaCredentials, withLambdaCredentials } from './fixtures.js';
 
@@ -93,8 +95,10 @@ describe("the budget counter's request, as DynamoDB receives it", () => {
     expect(state).toEqual({ limit: 600, remaining: 597, resetAfterSeconds: 0 });
     expect(request.headers['x-amz-security-token']).toBe(creds.sessionToken);
     expect(verifySigned(request, signer, new Date())).toBeNull();
-    // The SDK's own account of its attempts: one, of at most one.
-    expect(request.headers['amz-sdk-request']).toBe('attempt=1; max=1');
+    // The SDK's retry step is off the stack (one attempt; the one resend is the counter's own): its
+    // account of attempts is not sent. The SDK still names itself.
+    expect(request.headers['amz-sdk-request']).toBeUndefined();
+    expect(request.headers['user-agent']).toMatch(/aws-sdk-js\/3\.\d+.*api\/dynamodb/);
     // The check can fail: another body, region or secret does not verify.
     expect(verifySigned({ ...request, body: request.body.replace('600', '601') }, signer)).toBe('signature does not match');
     expect(verifySigned(request, { ...signer, region: 'us-east-1' })).toMatch(/not scoped/);
@@ -109,21 +113,51 @@ describe("the budget counter's request, as DynamoDB receives it", () => {
     expect(verifySigned({ ...request, path: '/' }, signer)).toBe('signature does not match');
   });
 
-  test("DynamoDB's UpdateItem: one atomic conditional ADD on the workspace's item of the minute", async () => {
+  test("DynamoDB's UpdateItem: one atomic conditional ADD on the workspace's item of the minute, with the call's token", async () => {
     const { request } = await spend({ AWS_ENDPOINT_URL_DYNAMODB: endpoint });
     expect(request.method).toBe('POST');
     expect(request.headers['x-amz-target']).toBe('DynamoDB_20120810.UpdateItem');
     expect(request.headers['content-type']).toBe('application/x-amz-json-1.0');
     const minute = Math.floor(at.getTime() / 60_000);
-    expect(JSON.parse(request.body)).toEqual({
+    const body = JSON.parse(request.body);
+    expect(body).toEqual({
       TableName: 'geo-budget-dev',
       Key: { pk: { S: `budget#ws-1#${minute}` } },
-      UpdateExpression: 'ADD #calls :one SET #expires = if_not_exists(#expires, :expires)',
-      ConditionExpression: 'attribute_not_exists(#calls) OR #calls < :limit',
-      ExpressionAttributeNames: { '#calls': 'calls', '#expires': 'expires_at' },
-      ExpressionAttributeValues: { ':one': { N: '1' }, ':limit': { N: '600' }, ':expires': { N: String((minute + 2) * 60) } },
+      UpdateExpression: 'ADD #calls :one SET #expires = if_not_exists(#expires, :expires), #call = :call',
+      ConditionExpression: '(attribute_not_exists(#calls) OR #calls < :limit) AND (attribute_not_exists(#call) OR #call <> :call)',
+      ExpressionAttributeNames: {
+        '#calls': 'calls',
+        '#expires': 'expires_at',
+        '#call': expect.stringMatching(/^call_[A-Za-z0-9_-]{8}_0$/),
+      },
+      ExpressionAttributeValues: {
+        ':one': { N: '1' },
+        ':limit': { N: '600' },
+        ':expires': { N: String((minute + 2) * 60) },
+        ':call': { N: '1' },
+      },
       ReturnValues: 'UPDATED_NEW',
     });
+  });
+
+  test("calls in flight at once hold different token slots; a finished call's slot is reused with a new number", async () => {
+    const client = createDynamoClient(config({ BUDGET_TABLE: 'geo-budget-dev', AWS_ENDPOINT_URL_DYNAMODB: endpoint }));
+    const counter = createBudgetCounter(client, 'geo-budget-dev');
+    const token = (r: ReceivedRequest) => {
+      const body = JSON.parse(r.body);
+      return [body.ExpressionAttributeNames['#call'], body.ExpressionAttributeValues[':call'].N];
+    };
+    try {
+      const before = seen.length;
+      await Promise.all([counter.consume('ws-1', 600, at), counter.consume('ws-1', 600, at)]);
+      await counter.consume('ws-1', 600, at);
+      const [a, b, c] = seen.slice(before).map(token);
+      expect(a![0]).not.toBe(b![0]);
+      expect(new Set([a![1], b![1], c![1]])).toEqual(new Set(['1', '2', '3']));
+      expect([a![0], b![0]]).toContain(c![0]);
+    } finally {
+      client.destroy();
+    }
   });
 
   test.each([
@@ -326,6 +360,160 @@ describe('one attempt, bounded by BUDGET_TIMEOUT_MS', () => {
     );
     try {
       await expect(counter.consume('ws', 10)).resolves.toMatchObject({ remaining: 9 });
+    } finally {
+      client.destroy();
+    }
+  });
+});
+
+/**
+ * A counter that applies a request and loses its answer: a real HTTP server in front of dynalite that
+ * forwards every request and, when its rule says so, closes the connection instead of answering. On a
+ * reused keep-alive connection the client sees it reset before any answer, as after a stale connection,
+ * and sends the request once more: the call's token must make that count once.
+ */
+describe('the resend of a request whose answer was lost after the counter applied it', () => {
+  let store: LocalBudgetStore;
+  let front: Server;
+  let frontEndpoint: string;
+  const forwarded = { requests: 0, dropped: 0 };
+  /** Whether to lose the answer to the request just forwarded (numbered from 1 since the front started). */
+  let drop: (n: number) => boolean = () => false;
+  beforeAll(async () => {
+    store = await startBudgetStore();
+    await store.createTable('geo-budget');
+    const upstream = new URL(store.endpoint);
+    front = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString('utf8')));
+      req.on('end', () => {
+        forwarded.requests += 1;
+        const lose = drop(forwarded.requests);
+        const out = httpRequest(
+          { hostname: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers },
+          (answer) => {
+            let text = '';
+            answer.on('data', (c: Buffer) => (text += c.toString('utf8')));
+            answer.on('end', () => {
+              // Applied by dynalite (its answer is here); the answer is lost on the way back.
+              if (lose) {
+                forwarded.dropped += 1;
+                req.socket.destroy();
+                return;
+              }
+              res.writeHead(answer.statusCode ?? 502, answer.headers);
+              res.end(text);
+            });
+          },
+        );
+        out.end(body);
+      });
+    });
+    await new Promise<void>((r) => front.listen(0, '127.0.0.1', r));
+    frontEndpoint = `http://127.0.0.1:${(front.address() as AddressInfo).port}`;
+  });
+  afterEach(() => {
+    drop = () => false;
+  });
+  afterAll(async () => {
+    front.closeAllConnections();
+    await new Promise<void>((r) => front.close(() => r()));
+    await store.close();
+  });
+
+  /** The count dynalite holds for the workspace's item of that minute, read past the front. */
+  async function stored(workspace: string, at: Date): Promise<number | undefined> {
+    const direct = new DynamoDBClient({
+      endpoint: store.endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'l', secretAccessKey: 'l' },
+    });
+    try {
+      const out = await direct.send(
+        new GetItemCommand({ TableName: 'geo-budget', Key: { pk: { S: `budget#${workspace}#${Math.floor(at.getTime() / 60_000)}` } } }),
+      );
+      return out.Item?.calls?.N === undefined ? undefined : Number(out.Item.calls.N);
+    } finally {
+      direct.destroy();
+    }
+  }
+
+  const counterAt = () => {
+    const client = createDynamoClient(config({ DYNAMODB_ENDPOINT: frontEndpoint, BUDGET_TIMEOUT_MS: '5000', BUDGET_TABLE: 'geo-budget' }));
+    return { client, counter: createBudgetCounter(client, 'geo-budget') };
+  };
+
+  /** Loses the answer to the next request only. */
+  const dropNext = () => {
+    const next = forwarded.requests + 1;
+    drop = (n) => n === next;
+  };
+
+  test('20 calls served while every second answer is lost after it was applied: counted 20 (was 39)', async () => {
+    const { client, counter } = counterAt();
+    const at = new Date();
+    const start = { ...forwarded };
+    drop = (n) => (n - start.requests) % 2 === 0;
+    const remaining: number[] = [];
+    try {
+      for (let i = 0; i < 20; i++) remaining.push((await counter.consume('ws-lost', 100, at)).remaining);
+    } finally {
+      client.destroy();
+    }
+    // Each call but the first lost the answer to its first attempt, applied, and sent it once more.
+    expect(forwarded.dropped - start.dropped).toBeGreaterThanOrEqual(19);
+    expect(await stored('ws-lost', at)).toBe(20);
+    expect(remaining).toEqual(Array.from({ length: 20 }, (_, i) => 99 - i));
+  });
+
+  test('the call that reaches the ceiling, its answer lost: served with nothing remaining; the next one refused 429', async () => {
+    const { client, counter } = counterAt();
+    const at = new Date();
+    try {
+      // The first call opens a connection; the second reuses it, is applied, and its answer is lost.
+      await expect(counter.consume('ws-ceiling', 2, at)).resolves.toMatchObject({ remaining: 1 });
+      dropNext();
+      await expect(counter.consume('ws-ceiling', 2, at)).resolves.toMatchObject({ remaining: 0 });
+      expect(await stored('ws-ceiling', at)).toBe(2);
+      await expect(counter.consume('ws-ceiling', 2, at)).rejects.toMatchObject({ code: 'rate_limited', status: 429 });
+      expect(await stored('ws-ceiling', at)).toBe(2);
+    } finally {
+      client.destroy();
+    }
+  });
+
+  test('a resend refused by the ceiling itself (the refusal of its first attempt lost): 429, not served', async () => {
+    const { client, counter } = counterAt();
+    const at = new Date();
+    try {
+      await expect(counter.consume('ws-full', 1, at)).resolves.toMatchObject({ remaining: 0 });
+      const before = forwarded.dropped;
+      dropNext();
+      await expect(counter.consume('ws-full', 1, at)).rejects.toMatchObject({ code: 'rate_limited', status: 429 });
+      expect(forwarded.dropped).toBe(before + 1);
+      expect(await stored('ws-full', at)).toBe(1);
+    } finally {
+      client.destroy();
+    }
+  });
+
+  test('without the token the same resend would count twice: the stand-in does apply the lost request', async () => {
+    // The same UpdateItem without the token's condition, sent as the SDK sends it: applied twice.
+    const { client } = counterAt();
+    const at = new Date();
+    const input = {
+      TableName: 'geo-budget',
+      Key: { pk: { S: `budget#ws-bare#${Math.floor(at.getTime() / 60_000)}` } },
+      UpdateExpression: 'ADD #calls :one',
+      ExpressionAttributeNames: { '#calls': 'calls' },
+      ExpressionAttributeValues: { ':one': { N: '1' } },
+      ReturnValues: 'UPDATED_NEW' as const,
+    };
+    try {
+      await client.update(input);
+      dropNext();
+      await expect(client.update(input)).resolves.toMatchObject({ resent: true, attributes: { calls: { N: '3' } } });
+      expect(await stored('ws-bare', at)).toBe(3);
     } finally {
       client.destroy();
     }
