@@ -10,6 +10,19 @@ import { Construct } from 'constructs';
 /** Repository root: NodejsFunction needs it (and package-lock.json there) to resolve entries and deps. */
 export const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
+/** Imported by shared/store/trace.ts only where tracing is on; shipped as a file of its own. */
+const TRACER_MODULE = '@aws-lambda-powertools/tracer';
+
+/** Powertools' tracer as one minified ESM file at node_modules/<its name>/ of the asset, as Node resolves it from the bundle. */
+function tracerBundle(inputDir: string, outputDir: string): string[] {
+  const dir = `${outputDir}/node_modules/${TRACER_MODULE}`;
+  return [
+    `mkdir -p "${dir}"`,
+    `"${inputDir}/node_modules/.bin/esbuild" "${inputDir}/node_modules/${TRACER_MODULE}/lib/esm/index.js" --bundle --platform=node --format=esm --target=node24 --minify --main-fields=module,main --log-level=error "--banner:js=import { createRequire } from 'module'; const require = createRequire(import.meta.url);" --outfile="${dir}/index.mjs"`,
+    `echo '{"name":"${TRACER_MODULE}","type":"module","exports":"./index.mjs"}' > "${dir}/package.json"`,
+  ];
+}
+
 /** The newest Node.js runtime aws-cdk-lib offers; ARM64 for the lower price per GB-second. */
 export const RUNTIME = lambda.Runtime.NODEJS_24_X;
 
@@ -85,17 +98,18 @@ export class ServiceFunction extends Construct {
             // files (docs/performance.md), and pins the versions we test, the AWS SDK's clients of the
             // budget counter and the RDS IAM token included. Only the migrate function's Secrets
             // Manager client is left to the runtime's copy (it runs once per deploy). pg-native is an
-            // optional addon pg never loads here.
-            externalModules: ['@aws-sdk/client-secrets-manager', 'pg-native'],
-            ...(props.afterBundling
-              ? {
-                  commandHooks: {
-                    beforeBundling: () => [],
-                    beforeInstall: () => [],
-                    afterBundling: props.afterBundling,
-                  },
-                }
-              : {}),
+            // optional addon pg never loads here. Powertools' tracer is bundled on its own, beside the
+            // function's bundle, where its dynamic import finds it: a function that does not trace never
+            // reads it (docs/operating.md#tracing).
+            externalModules: ['@aws-sdk/client-secrets-manager', 'pg-native', TRACER_MODULE],
+            commandHooks: {
+              beforeBundling: () => [],
+              beforeInstall: () => [],
+              afterBundling: (inputDir, outputDir) => [
+                ...tracerBundle(inputDir, outputDir),
+                ...(props.afterBundling?.(inputDir, outputDir) ?? []),
+              ],
+            },
           },
         })
       : new lambda.Function(this, 'Fn', {

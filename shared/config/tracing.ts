@@ -1,13 +1,15 @@
 /**
  * X-Ray tracing of the spans a call is made of (shared/store/trace.ts). On Lambda with active tracing the
  * runtime names the X-Ray daemon (AWS_XRAY_DAEMON_ADDRESS, `host:port`, or `tcp:host:port udp:host:port`)
- * and sets the trace header of each invocation (_X_AMZN_TRACE_ID). Without a daemon there is nowhere to
- * send a span: the local stack, the tests and any process outside Lambda trace nothing.
- * POWERTOOLS_TRACE_DISABLED (the variable Powertools' own tracer reads, same truthy values) turns it off
- * on Lambda too; the CDK app sets it when a stage switches tracing off (docs/operating.md#tracing).
+ * and sets the trace header of each invocation (_X_AMZN_TRACE_ID), which Powertools' tracer and
+ * aws-xray-sdk-core read themselves. Without a daemon there is nowhere to send a span: the local stack,
+ * the tests and any process outside Lambda trace nothing, and never import the tracer.
+ * POWERTOOLS_TRACE_DISABLED (same truthy values as Powertools' flags) turns it off on Lambda too; the CDK
+ * app sets it when a stage switches tracing off (docs/operating.md#tracing). The address is checked here
+ * so that a malformed one fails the cold start, as any malformed setting does.
  */
 export interface TracingConfig {
-  /** Where span documents go (UDP); undefined: tracing is off for this process. */
+  /** Where the tracer sends spans (UDP); undefined: tracing is off for this process. */
   daemon: { host: string; port: number } | undefined;
 }
 
@@ -26,7 +28,10 @@ function daemonAddress(value: string): { host: string; port: number } {
 }
 
 export function parseTracingConfig(env: NodeJS.ProcessEnv = process.env): TracingConfig {
-  const disabled = TRUTHY.has((env.POWERTOOLS_TRACE_DISABLED ?? '').trim().toLowerCase());
+  // POWERTOOLS_TRACE_ENABLED=false is Powertools' own off switch: honoured here too, so it loads nothing.
+  const disabled =
+    TRUTHY.has((env.POWERTOOLS_TRACE_DISABLED ?? '').trim().toLowerCase()) ||
+    (env.POWERTOOLS_TRACE_ENABLED ?? '').trim().toLowerCase() === 'false';
   const onLambda = Boolean(env.AWS_LAMBDA_FUNCTION_NAME);
   const address = env.AWS_XRAY_DAEMON_ADDRESS;
   if (disabled || !onLambda || !address) return { daemon: undefined };
@@ -38,13 +43,4 @@ let cached: TracingConfig | undefined;
 export function tracingConfig(): TracingConfig {
   cached ??= parseTracingConfig();
   return cached;
-}
-
-/**
- * The trace header of the invocation in progress (`Root=1-...;Parent=...;Sampled=1`). Per invocation, not
- * per process: Lambda's Node.js runtime writes it into the environment before each event it hands over
- * (one event at a time per execution environment, as these functions run), so it is read at each span.
- */
-export function invocationTraceHeader(): string | undefined {
-  return process.env._X_AMZN_TRACE_ID;
 }

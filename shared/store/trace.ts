@@ -1,45 +1,50 @@
-import { randomBytes } from 'node:crypto';
-import type { Socket } from 'node:dgram';
-import { createRequire as requireFrom } from 'node:module';
-import { invocationTraceHeader, type TracingConfig, tracingConfig } from '../config/tracing.js';
+import type { Tracer as PowertoolsTracer } from '@aws-lambda-powertools/tracer';
+import { tracingConfig } from '../config/tracing.js';
 import { ApiError } from '../errors.js';
+import { logger } from '../log.js';
 import type { Db } from './db.js';
 
 /**
  * X-Ray spans for the three round trips of a call: `caller` (the caller statement), `budget` (the budget
  * UpdateItem) and `data` (the read's statement), the names of Server-Timing and of the request line's
- * `*_ms` fields. Lambda's active tracing makes the invocation's segments; each span here is a subsegment
- * of it, sent as one UDP datagram to the X-Ray daemon the runtime runs, in the daemon's documented form
- * (a JSON header line, then the subsegment document). No SDK: Powertools' tracer would bring
- * aws-xray-sdk-core, some 120 KiB minified and async_hooks context tracking, into every bundle and cold
- * start, for three spans (docs/operating.md#tracing). Off (tracing config without a daemon, or an
- * invocation not sampled), a span is the work itself and nothing more.
+ * `*_ms` fields. Lambda's active tracing makes the invocation's segment; each span is a subsegment of it,
+ * made and sent to the daemon by Powertools' tracer (over aws-xray-sdk-core, AWS's client of the daemon).
+ * The tracer is imported on the first span of a process that traces, never in one that does not (the
+ * local stack, the tests, a stage with tracing off), and CDK ships it as a file of its own beside the
+ * function's bundle, so only a traced function reads and pays for it (docs/operating.md#tracing). Off, or in an invocation X-Ray did not sample, a span is the work itself.
  */
 
-/** Sends one datagram; the real one is a UDP socket to the daemon. */
-export type Send = (datagram: string) => void;
+/** What a span needs of the tracer: the segment in progress, and setting it. */
+export type SegmentTracer = Pick<PowertoolsTracer, 'getSegment' | 'setSegment' | 'isTracingEnabled'>;
 
-interface TraceHeader {
-  root: string;
-  parent: string;
+/** Where the tracer comes from; the functions' is the dynamic import of Powertools' tracer. */
+export type LoadTracer = () => Promise<SegmentTracer>;
+
+/** The SDK's log, at warn and above, through the one logger; below that it has nothing a caller needs. */
+const sdkLog = {
+  debug: () => {},
+  info: () => {},
+  warn: (message: string) => logger.warn('x-ray sdk', { detail: message }),
+  error: (message: string) => logger.error('x-ray sdk', { detail: message }),
+};
+
+let loadedTracer = false;
+/** Whether this process has imported Powertools' tracer (and with it aws-xray-sdk-core). */
+export function tracerLoaded(): boolean {
+  return loadedTracer;
 }
 
-/** Root and Parent of a sampled invocation's header; undefined when it is absent or not sampled. */
-export function sampledHeader(header: string | undefined): TraceHeader | undefined {
-  if (!header) return undefined;
-  const fields = new Map(
-    header.split(';').map((part) => {
-      const eq = part.indexOf('=');
-      return [part.slice(0, eq).trim(), part.slice(eq + 1).trim()] as const;
-    }),
-  );
-  const root = fields.get('Root');
-  const parent = fields.get('Parent');
-  if (!root || !parent || fields.get('Sampled') !== '1') return undefined;
-  return { root, parent };
-}
-
-const DAEMON_HEADER = '{"format":"json","version":1}\n';
+/**
+ * Powertools' tracer, imported here only. No HTTP or fetch capture: the spans are the three round trips
+ * named above, nothing else of a call.
+ */
+export const loadPowertoolsTracer: LoadTracer = async () => {
+  const { Tracer } = await import('@aws-lambda-powertools/tracer');
+  loadedTracer = true;
+  const tracer = new Tracer({ captureHTTPsRequests: false });
+  tracer.provider.setLogger(sdkLog);
+  return tracer;
+};
 
 export interface Tracer {
   readonly enabled: boolean;
@@ -47,70 +52,50 @@ export interface Tracer {
 }
 
 /**
- * A tracer that sends through `send`, reading the invocation's header with `header`. With `send`
- * undefined it is off: `span` runs the work and returns its promise untouched.
+ * A tracer over the one `load` gives, loaded on the first span. With `load` undefined it is off: `span`
+ * runs the work and returns its promise untouched, and nothing is loaded.
  */
-export function createTracer(send: Send | undefined, header: () => string | undefined = invocationTraceHeader): Tracer {
-  if (!send) return { enabled: false, span: (_name, work) => work() };
-  const emit = (name: string, parent: TraceHeader, start: number, outcome: Record<string, unknown>): void => {
-    const doc = {
-      name,
-      id: randomBytes(8).toString('hex'),
-      trace_id: parent.root,
-      parent_id: parent.parent,
-      type: 'subsegment',
-      namespace: 'remote',
-      start_time: start,
-      end_time: Date.now() / 1000,
-      ...outcome,
-    };
-    try {
-      send(DAEMON_HEADER + JSON.stringify(doc));
-    } catch {
-      // A span that cannot be sent is dropped; the call it describes goes on.
-    }
+export function createTracer(load: LoadTracer | undefined): Tracer {
+  if (!load) return { enabled: false, span: (_name, work) => work() };
+  let loading: Promise<SegmentTracer | undefined> | undefined;
+  const loaded = () => {
+    loading ??= load().then(
+      (t) => (t.isTracingEnabled() ? t : undefined),
+      (err: unknown) => {
+        // A tracer that cannot load costs the traces, never the calls.
+        logger.error('x-ray tracer unavailable', { error: err as Error });
+        return undefined;
+      },
+    );
+    return loading;
   };
   return {
     enabled: true,
     async span(name, work) {
-      const parent = sampledHeader(header());
-      if (!parent) return work();
-      const start = Date.now() / 1000;
+      const tracer = await loaded();
+      const parent = tracer?.getSegment();
+      if (!tracer || !parent) return work();
+      const subsegment = parent.addNewSubsegment(name);
+      subsegment.addAttribute('namespace', 'remote');
+      tracer.setSegment(subsegment);
       try {
-        const result = await work();
-        emit(name, parent, start, {});
-        return result;
+        return await work();
       } catch (err) {
         // A refusal of the caller's making (429 past the budget) is an error; anything else a fault.
-        const refused = err instanceof ApiError && err.status < 500;
-        emit(name, parent, start, refused ? { error: true } : { fault: true });
+        if (err instanceof ApiError && err.status < 500) subsegment.addErrorFlag();
+        else subsegment.addFaultFlag();
         throw err;
+      } finally {
+        subsegment.close();
+        tracer.setSegment(parent);
       }
     },
   };
 }
 
-/** A UDP sender to the daemon; node:dgram is loaded only here, so a process that traces nothing never loads it. */
-function udpSend(daemon: NonNullable<TracingConfig['daemon']>): Send {
-  const load = requireFrom(import.meta.url);
-  let socket: Socket | undefined;
-  return (datagram) => {
-    if (!socket) {
-      socket = (load('node:dgram') as typeof import('node:dgram')).createSocket('udp4');
-      // Never what keeps a process alive, nor what fails it.
-      socket.unref();
-      socket.on('error', () => {});
-    }
-    socket.send(datagram, daemon.port, daemon.host);
-  };
-}
-
 let processTracer: Tracer | undefined;
 function tracer(): Tracer {
-  if (!processTracer) {
-    const { daemon } = tracingConfig();
-    processTracer = createTracer(daemon ? udpSend(daemon) : undefined);
-  }
+  processTracer ??= createTracer(tracingConfig().daemon ? loadPowertoolsTracer : undefined);
   return processTracer;
 }
 

@@ -16,6 +16,7 @@ const sections: Record<string, () => Promise<{ default: () => Promise<string> }>
   sizes: () => import('./sizes.bench.js'),
   mcp: () => import('./mcp-sizes.bench.js'),
   scale: () => import('./scale.bench.js'),
+  tracing: () => import('./tracing.bench.js'),
 };
 
 const wanted = process.argv.slice(2);

@@ -1,8 +1,8 @@
 import { createSocket } from 'node:dgram';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { parseTracingConfig, tracingConfig } from '#shared/config/tracing.js';
 import { RateLimited, RateLimitUnavailable } from '#shared/errors.js';
-import { createTracer, type Send, sampledHeader, span, tracedDb } from '#shared/store/trace.js';
+import { createTracer, loadPowertoolsTracer, span, type Tracer, tracedDb, tracerLoaded } from '#shared/store/trace.js';
 
 const ROOT = '1-67a1b2c3-0123456789abcdef01234567';
 const PARENT = '53995c3f42cd8ad8';
@@ -12,6 +12,10 @@ const SAMPLED = `Root=${ROOT};Parent=${PARENT};Sampled=1`;
 const daemon = createSocket('udp4');
 const received: string[] = [];
 let port = 0;
+const saved = { ...process.env };
+/** What Lambda sets and aws-xray-sdk-core and Powertools' tracer read to act as on Lambda. */
+const LAMBDA_ENV = ['AWS_LAMBDA_FUNCTION_NAME', 'AWS_EXECUTION_ENV', 'LAMBDA_TASK_ROOT', 'AWS_XRAY_DAEMON_ADDRESS', '_X_AMZN_TRACE_ID'];
+
 beforeAll(async () => {
   daemon.on('message', (msg) => received.push(msg.toString('utf8')));
   await new Promise<void>((resolve) => daemon.bind(0, '127.0.0.1', resolve));
@@ -19,20 +23,18 @@ beforeAll(async () => {
 });
 afterAll(() => {
   daemon.close();
+  for (const name of LAMBDA_ENV)
+    if (saved[name] === undefined) delete process.env[name];
+    else process.env[name] = saved[name];
 });
 
-/** The sender the functions use, built from a Lambda environment that names the stand-in daemon. */
-async function lambdaTracer(header: string | undefined) {
-  const env = { AWS_LAMBDA_FUNCTION_NAME: 'geo-identity', AWS_XRAY_DAEMON_ADDRESS: `127.0.0.1:${port}` };
-  const { daemon: address } = parseTracingConfig(env);
-  expect(address).toEqual({ host: '127.0.0.1', port });
-  const socket = createSocket('udp4');
-  const send: Send = (datagram) => socket.send(datagram, address!.port, address!.host);
-  return { tracer: createTracer(send, () => header), close: () => socket.close() };
-}
+/** The module aws-xray-sdk-core's context tracking (cls-hooked) registers on `process` when it loads. */
+const xrayContextLoaded = () => Boolean((process as unknown as { namespaces?: Record<string, unknown> }).namespaces?.AWSXRay);
 
 async function datagrams(count: number): Promise<Array<Record<string, unknown>>> {
   for (let i = 0; i < 100 && received.length < count; i++) await new Promise((r) => setTimeout(r, 10));
+  // Anything beyond `count` would arrive as promptly; give it the same chance before looking.
+  await new Promise((r) => setTimeout(r, 50));
   const out = received.splice(0, received.length);
   return out.map((d) => {
     const [header, body] = d.split('\n');
@@ -42,22 +44,25 @@ async function datagrams(count: number): Promise<Array<Record<string, unknown>>>
 }
 
 describe('tracing configuration: on only on Lambda, with a daemon, and not switched off', () => {
+  const on = { AWS_LAMBDA_FUNCTION_NAME: 'f', AWS_XRAY_DAEMON_ADDRESS: '169.254.79.129:2000' };
   it.each([
     [{}, undefined],
     [{ AWS_XRAY_DAEMON_ADDRESS: '169.254.79.129:2000' }, undefined],
     [{ AWS_LAMBDA_FUNCTION_NAME: 'f' }, undefined],
-    [
-      { AWS_LAMBDA_FUNCTION_NAME: 'f', AWS_XRAY_DAEMON_ADDRESS: '169.254.79.129:2000' },
-      { host: '169.254.79.129', port: 2000 },
-    ],
+    [on, { host: '169.254.79.129', port: 2000 }],
     [
       { AWS_LAMBDA_FUNCTION_NAME: 'f', AWS_XRAY_DAEMON_ADDRESS: 'tcp:10.0.0.1:2000 udp:10.0.0.2:2001' },
       { host: '10.0.0.2', port: 2001 },
     ],
-    [{ AWS_LAMBDA_FUNCTION_NAME: 'f', AWS_XRAY_DAEMON_ADDRESS: '169.254.79.129:2000', POWERTOOLS_TRACE_DISABLED: 'true' }, undefined],
-    [{ AWS_LAMBDA_FUNCTION_NAME: 'f', AWS_XRAY_DAEMON_ADDRESS: '169.254.79.129:2000', POWERTOOLS_TRACE_DISABLED: '1' }, undefined],
+    [{ ...on, POWERTOOLS_TRACE_DISABLED: 'true' }, undefined],
+    [{ ...on, POWERTOOLS_TRACE_DISABLED: '1' }, undefined],
     [
-      { AWS_LAMBDA_FUNCTION_NAME: 'f', AWS_XRAY_DAEMON_ADDRESS: '169.254.79.129:2000', POWERTOOLS_TRACE_DISABLED: 'false' },
+      { ...on, POWERTOOLS_TRACE_DISABLED: 'false' },
+      { host: '169.254.79.129', port: 2000 },
+    ],
+    [{ ...on, POWERTOOLS_TRACE_ENABLED: 'false' }, undefined],
+    [
+      { ...on, POWERTOOLS_TRACE_ENABLED: 'true' },
       { host: '169.254.79.129', port: 2000 },
     ],
   ])('%j -> %j', (env, expected) => {
@@ -70,27 +75,51 @@ describe('tracing configuration: on only on Lambda, with a daemon, and not switc
     );
   });
 
-  it('this test process is not on Lambda: its tracer is off, a span is the work itself, the store is handed over untouched', async () => {
+  it('this test process is not on Lambda: a span is the work itself, the store is handed over untouched, the tracer never loaded', async () => {
     expect(tracingConfig().daemon).toBeUndefined();
     const work = Promise.resolve(42);
     expect(span('caller', () => work)).toBe(work);
+    expect(await span('budget', async () => 'done')).toBe('done');
     const db = { query: async <R>() => [] as R[] };
     expect(tracedDb(db)).toBe(db);
+    expect(tracerLoaded()).toBe(false);
+    expect(xrayContextLoaded()).toBe(false);
+  });
+
+  it('an off tracer never calls its loader', async () => {
+    const load = jest.fn(loadPowertoolsTracer);
+    const off = createTracer(undefined);
+    expect(off.enabled).toBe(false);
+    expect(await off.span('data', async () => 3)).toBe(3);
+    expect(load).not.toHaveBeenCalled();
+    expect(tracerLoaded()).toBe(false);
   });
 });
 
-describe('the trace header', () => {
-  it('gives Root and Parent of a sampled invocation only', () => {
-    expect(sampledHeader(SAMPLED)).toEqual({ root: ROOT, parent: PARENT });
-    expect(sampledHeader(`Root=${ROOT};Parent=${PARENT};Sampled=0`)).toBeUndefined();
-    expect(sampledHeader(`Root=${ROOT};Sampled=1`)).toBeUndefined();
-    expect(sampledHeader(undefined)).toBeUndefined();
-  });
-});
+describe('spans reach the daemon through Powertools, as subsegments of the invocation', () => {
+  let tracer: Tracer;
+  const load = jest.fn(loadPowertoolsTracer);
 
-describe('spans reach the daemon as subsegments of the invocation', () => {
-  it('a served span: one datagram, under the invocation, timed around the work, the work answered as it was', async () => {
-    const { tracer, close } = await lambdaTracer(SAMPLED);
+  beforeAll(() => {
+    // As Lambda with active tracing sets them; the SDK reads the daemon's address and its Lambda mode when it loads.
+    Object.assign(process.env, {
+      AWS_LAMBDA_FUNCTION_NAME: 'geo-identity',
+      AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x',
+      LAMBDA_TASK_ROOT: '/var/task',
+      AWS_XRAY_DAEMON_ADDRESS: `127.0.0.1:${port}`,
+      _X_AMZN_TRACE_ID: SAMPLED,
+    });
+    const { daemon: address } = parseTracingConfig();
+    expect(address).toEqual({ host: '127.0.0.1', port });
+    tracer = createTracer(load);
+  });
+
+  it('a served span: one datagram, under the invocation, timed around the work, the work answered as it was; loaded once', async () => {
+    process.env._X_AMZN_TRACE_ID = SAMPLED;
+    expect(load).not.toHaveBeenCalled();
+    // Loaded before the span starts: its timing covers the work, not the import.
+    await tracer.span('warm', async () => undefined);
+    await datagrams(1);
     const before = Date.now() / 1000;
     const result = await tracer.span('caller', async () => {
       await new Promise((r) => setTimeout(r, 20));
@@ -99,20 +128,23 @@ describe('spans reach the daemon as subsegments of the invocation', () => {
     const after = Date.now() / 1000;
     expect(result).toBe('rows');
     const [doc, ...more] = await datagrams(1);
-    close();
     expect(more).toEqual([]);
     expect(doc).toMatchObject({ name: 'caller', trace_id: ROOT, parent_id: PARENT, type: 'subsegment', namespace: 'remote' });
     expect(doc!.id).toMatch(/^[0-9a-f]{16}$/);
     expect(doc!.fault).toBeUndefined();
+    expect(doc!.error).toBeUndefined();
     const start = doc!.start_time as number;
     const end = doc!.end_time as number;
     expect(start).toBeGreaterThanOrEqual(before - 0.001);
     expect(end).toBeLessThanOrEqual(after + 0.001);
     expect(end - start).toBeGreaterThanOrEqual(0.015);
+    expect(load).toHaveBeenCalledTimes(1);
+    expect(tracerLoaded()).toBe(true);
+    expect(xrayContextLoaded()).toBe(true);
   });
 
   it('a fault is marked fault, a refusal of the caller (429) error; the error still reaches the chain', async () => {
-    const { tracer, close } = await lambdaTracer(SAMPLED);
+    process.env._X_AMZN_TRACE_ID = SAMPLED;
     const unavailable = new RateLimitUnavailable({ fault: 'budget', message: 'timeout' });
     await expect(tracer.span('budget', () => Promise.reject(unavailable))).rejects.toBe(unavailable);
     const limited = new RateLimited(30);
@@ -120,32 +152,42 @@ describe('spans reach the daemon as subsegments of the invocation', () => {
     const plain = new Error('connection reset');
     await expect(tracer.span('data', () => Promise.reject(plain))).rejects.toBe(plain);
     const docs = await datagrams(3);
-    close();
-    expect(docs.map((d) => [d.name, d.fault ?? false, d.error ?? false])).toEqual([
-      ['budget', true, false],
-      ['budget', false, true],
-      ['data', true, false],
+    expect(docs.map((d) => [d.name, d.parent_id, d.fault ?? false, d.error ?? false])).toEqual([
+      ['budget', PARENT, true, false],
+      ['budget', PARENT, false, true],
+      ['data', PARENT, true, false],
     ]);
   });
 
-  it('an invocation that is not sampled sends nothing', async () => {
-    const { tracer, close } = await lambdaTracer(`Root=${ROOT};Parent=${PARENT};Sampled=0`);
-    expect(await tracer.span('data', async () => 7)).toBe(7);
-    const none = await lambdaTracer(undefined);
-    expect(await none.tracer.span('data', async () => 8)).toBe(8);
-    await new Promise((r) => setTimeout(r, 50));
-    expect(await datagrams(0)).toEqual([]);
-    close();
-    none.close();
+  it('nested spans: the inner one under the outer, and the invocation the parent again after both', async () => {
+    process.env._X_AMZN_TRACE_ID = SAMPLED;
+    await tracer.span('caller', () => tracer.span('data', async () => 1));
+    await tracer.span('budget', async () => 2);
+    const docs = await datagrams(3);
+    const byName = Object.fromEntries(docs.map((d) => [d.name, d]));
+    expect(Object.keys(byName).sort()).toEqual(['budget', 'caller', 'data']);
+    expect(byName.data!.parent_id).toBe(byName.caller!.id);
+    expect(byName.caller!.parent_id).toBe(PARENT);
+    expect(byName.budget!.parent_id).toBe(PARENT);
   });
 
-  it('a sender that throws drops the span, never the call', async () => {
-    const tracer = createTracer(
-      () => {
-        throw new Error('EMSGSIZE');
-      },
-      () => SAMPLED,
-    );
-    expect(await tracer.span('caller', async () => 'served')).toBe('served');
+  it('each invocation is its own parent: a new trace header, new parent', async () => {
+    const other = { root: '1-67a1b2c4-00000000000000000000abcd', parent: '0123456789abcdef' };
+    process.env._X_AMZN_TRACE_ID = `Root=${other.root};Parent=${other.parent};Sampled=1`;
+    await tracer.span('caller', async () => 'x');
+    const [doc] = await datagrams(1);
+    expect(doc).toMatchObject({ name: 'caller', trace_id: other.root, parent_id: other.parent });
+  });
+
+  it('an invocation that is not sampled sends nothing, and is served the same', async () => {
+    process.env._X_AMZN_TRACE_ID = `Root=${ROOT};Parent=${PARENT};Sampled=0`;
+    expect(await tracer.span('data', async () => 7)).toBe(7);
+    expect(await datagrams(0)).toEqual([]);
+  });
+
+  it('a tracer that cannot load drops the spans, never the call', async () => {
+    const broken = createTracer(() => Promise.reject(new Error('Cannot find module')));
+    expect(await broken.span('caller', async () => 'served')).toBe('served');
+    expect(await datagrams(0)).toEqual([]);
   });
 });
