@@ -4,6 +4,7 @@ import { isUuid } from '../formats.js';
 import type { Queryable } from '../store/queryable.js';
 import { seedDemo } from './demo.js';
 import { createKey, KEY_SCOPES, KeyAdminError, type KeyScope, listKeys, revokeKey } from './keys.js';
+import { describeVerify, verifyAggregates } from './verify-aggregates.js';
 
 /**
  * Administration of a standalone stage: the rows the product would otherwise write before anyone can call
@@ -440,6 +441,16 @@ const COMMANDS: Command[] = [
       };
     },
   },
+  {
+    name: 'verify-aggregates',
+    usage:
+      'verify-aggregates [--repair]   (every aggregate the store keeps, against its recomputation from the rows; --repair sets each drifted row)',
+    options: { repair: { type: 'boolean' } },
+    async run(db, v) {
+      const result = await verifyAggregates(db, { repair: v.repair === true });
+      return { result, text: describeVerify(result) };
+    },
+  },
 ];
 
 export const ADMIN_USAGE = `Administer a stage's store: plans, workspaces, users, brands, memberships, keys (an owner role, never the service's).
@@ -471,7 +482,7 @@ export function parseAdminArgs(argv: string[]): ParsedAdminCommand {
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({
-      args: argv.slice(2),
+      args: argv.slice(name.split(' ').length),
       allowPositionals: false,
       strict: true,
       options: { ...command.options, json: { type: 'boolean' } },

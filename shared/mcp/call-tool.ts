@@ -8,7 +8,7 @@ import { type BudgetState, type RateLimit, rateLimitOf } from '../store/budget.j
 import type { Services } from '../store/services.js';
 import { resultText } from './fence.js';
 import { RpcError } from './refusals.js';
-import { errorText } from './results.js';
+import { errorText, quoted } from './results.js';
 import { type Slice, toolDef } from './tools.js';
 
 const budgetMeta = (budget: BudgetState | undefined): Record<string, unknown> => (budget ? { rate_limit: rateLimitOf(budget) } : {});
@@ -22,7 +22,7 @@ const budgetMeta = (budget: BudgetState | undefined): Record<string, unknown> =>
 export async function callTool(services: Services, call: Call, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
   const def = toolDef(name);
   // An unknown tool is a protocol error (MCP spec, "Error Handling"), not a tool failure.
-  if (!def) throw new RpcError(INVALID_PARAMS, `Unknown tool: ${name}. Call tools/list for the available tools.`);
+  if (!def) throw new RpcError(INVALID_PARAMS, `Unknown tool: ${quoted(name)}. Call tools/list for the available tools.`);
   call.read = def.read;
   try {
     await spendBudget(services.counter, call);
@@ -31,8 +31,11 @@ export async function callTool(services: Services, call: Call, name: string, arg
     const { page, rest } = def.slice ? pageOf(def.slice, args) : { page: undefined, rest: args };
     const prepared = prepareRead(def.read, caller, { ...def.defaults, ...rest });
     const ctx = readContext(services, call.requestId, caller, budget, prepared.analysis);
-    const whole = await timed(call, 'data', () => def.read.run(ctx, prepared.input));
-    const body = page ? sliced(whole as WholeList, page) : whole;
+    const { read } = def;
+    const whole = await timed(call, 'data', () =>
+      page && read.runPage ? read.runPage(ctx, prepared.input, page) : read.run(ctx, prepared.input),
+    );
+    const body = page && !read.runPage ? sliced(whole as WholeList, page) : whole;
     const structured = { ...(def.structured(body) as Record<string, unknown>), rate_limit: rateLimitOf(budget) };
     return { content: [{ type: 'text', text: resultText(def, structured) }], structuredContent: structured, _meta: budgetMeta(budget) };
   } catch (err) {

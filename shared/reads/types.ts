@@ -42,6 +42,12 @@ export interface ReadDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodTyp
   /** Error codes (docs/contract.md#errors) this read can answer with, beyond those every call can. */
   errors: readonly string[];
   run(ctx: ReadContext, input: z.infer<I>): Promise<z.infer<O>>;
+  /**
+   * A whole-list read's page as MCP cuts it (shared/mcp/tools.ts, MCP_SLICES): `limit` items from `offset`,
+   * `total` and `truncated` as the whole list would give them, read from the store without the rest of the
+   * list. Without it MCP runs `run` and cuts its items.
+   */
+  runPage?(ctx: ReadContext, input: z.infer<I>, page: { limit: number; offset: number }): Promise<z.infer<O>>;
 }
 
 export function defineRead<I extends z.ZodObject, O extends z.ZodType>(def: ReadDef<I, O>): ReadDef<I, O> {

@@ -1,5 +1,8 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import pg from 'pg';
-import { migrate } from '#shared/admin/migrate.js';
+import { migrate, SQL_DIR } from '#shared/admin/migrate.js';
 import { fingerprint, visiblePrefix } from '#shared/keys.js';
 import type { Queryable } from '#shared/store/queryable.js';
 import { benchApi, serverDatabase, stats, table, withUser } from './harness.js';
@@ -12,7 +15,9 @@ import { benchApi, serverDatabase, stats, table, withUser } from './harness.js';
  *    brand, 1/20 of the workspace), analysis (the target), and a workspace key whose creator is limited to
  *    2 of the 20 brands;
  *  - a workspace of 1 analysis with 10,000 members and 100,000 keys, beside the one of 1 analysis;
- *  - one analysis with groups of 200, 10,000 and 100,000 prompts.
+ *  - analyses of 100, 200 and 500 prompts (the most an analysis may hold: docs/data-contract.md "Bounds"),
+ *    each prompt in one group: the catalogue over REST (every prompt) and MCP (a page of 100, first and
+ *    last), and the group's prompts (a page of 50, first and last).
  * Every case runs in each round, rounds alternate their order, and each figure is the median of all its
  * calls, so a drift of the machine lands on every column alike and the ratios hold.
  */
@@ -21,9 +26,9 @@ const ROUNDS = 6;
 const CALLS_PER_ROUND = 10;
 const SIZES = [1, 1000, 10000] as const;
 const BRANDS = 20;
-const GROUP_SIZES = [200, 10000, 100000] as const;
+const CATALOGUE_SIZES = [100, 200, 500] as const;
 const END = '2026-11-20';
-const DB_NAME = 'geo_bench_scale';
+const DB_NAME = 'geo_bench_scale_catalogue';
 
 /** Deterministic ids: kind (8 hex) - workspace - 4000 - 8000 - n. */
 const id = (kind: string, ws: number, n: number) => `${kind}-${String(ws).padStart(4, '0')}-4000-8000-${n.toString(16).padStart(12, '0')}`;
@@ -35,7 +40,7 @@ type Scope = 'workspace' | 'brand' | 'analysis' | 'restricted';
 const SCOPES: readonly Scope[] = ['workspace', 'brand', 'analysis', 'restricted'];
 const secret = (ws: number, scope: Scope) => `geo_live_Scale${ws}${scope}`.padEnd(49, 'Q');
 
-/** Workspace numbers: 1-3 the sizes above, 4 the crowded one, 5 the one of large groups. */
+/** Workspace numbers: 1-3 the sizes above, 4 the crowded one, 5 the one of the catalogue sizes. */
 const CROWD = 4;
 const GROUPS = 5;
 
@@ -126,16 +131,20 @@ async function fill(db: Queryable): Promise<void> {
            SELECT ${idSql('c0000005', CROWD, 'k')}, '${crowd}', 'key ' || k, 'geo_live_cro', encode(sha256(('crowd-' || k)::bytea), 'hex'),
                   'workspace', ${idSql('c0000002', CROWD, '2 + k % 10000')}, now() - interval '2 days', now() + interval '10 years'
              FROM generate_series(10, 100009) k`);
-  // Large groups: one analysis with groups of 200, 10,000 and 100,000 prompts.
+  // Catalogue sizes: beside the target, one analysis per size, its prompts all in one group.
   await fillWorkspace(db, GROUPS, 1);
-  const target = id('c0000004', GROUPS, 0);
   let first = 100;
-  for (const [g, size] of GROUP_SIZES.entries()) {
+  for (const [g, size] of CATALOGUE_SIZES.entries()) {
+    const analysis = id('c0000004', GROUPS, 100 + g);
+    await q(`INSERT INTO analyses (id, workspace_id, brand_id, slug, name, owned_domains, engines, created_at)
+             VALUES ('${analysis}', '${id('c0000001', GROUPS, 1)}', '${id('c0000003', GROUPS, 0)}', 'prompts-${size}', 'Prompts ${size}',
+                     '{brand0.test}', '{chatgpt,perplexity,gemini}', '2025-02-01')`);
     await q(
-      `INSERT INTO prompt_groups (id, analysis_id, name, created_at) VALUES ('${id('c0000009', GROUPS, g + 1)}', '${target}', 'Group of ${size}', '2025-02-01')`,
+      `INSERT INTO prompt_groups (id, analysis_id, name, created_at) VALUES ('${id('c0000009', GROUPS, g + 1)}', '${analysis}', 'Group of ${size}', '2025-02-01')`,
     );
     await q(`INSERT INTO prompts (id, analysis_id, group_id, text, language, created_at)
-             SELECT ${idSql('c0000007', GROUPS, 'p')}, '${target}', '${id('c0000009', GROUPS, g + 1)}', 'Grouped question ' || p, 'en',
+             SELECT ${idSql('c0000007', GROUPS, 'p')}, '${analysis}', '${id('c0000009', GROUPS, g + 1)}',
+                    'How does grouped question ' || p || ' compare across the vendors we track this quarter?', 'en',
                     '2025-03-01'::timestamptz + p * interval '1 second'
                FROM generate_series(${first}, ${first + size - 1}) p`);
     first += size;
@@ -144,13 +153,15 @@ async function fill(db: Queryable): Promise<void> {
 }
 
 interface Case {
-  section: 'analyses' | 'crowd' | 'groups' | 'isolation';
+  section: 'analyses' | 'crowd' | 'catalogue' | 'isolation';
   read: string;
   scope: string;
   column: string;
   path: string;
   key: string;
   status: number;
+  /** A JSON-RPC body: the case is a POST to /mcp. */
+  rpc?: unknown;
 }
 
 /**
@@ -242,6 +253,149 @@ async function statementCosts(url: string): Promise<string> {
   }
 }
 
+/**
+ * The catalogue's statements inside the database, as statementCosts measures the caller's: MCP's page of
+ * the catalogue and a group's page of prompts, first and last, at each catalogue size.
+ */
+async function catalogueStatementCosts(url: string): Promise<string> {
+  const db = new pg.Client({ connectionString: url });
+  await db.connect();
+  try {
+    await db.query(`CREATE FUNCTION pg_temp.bench_loop(sql text, n integer) RETURNS float8 LANGUAGE plpgsql AS $$
+      DECLARE t0 timestamptz := clock_timestamp();
+      BEGIN
+        FOR i IN 1..n LOOP EXECUTE sql; END LOOP;
+        RETURN extract(epoch FROM clock_timestamp() - t0) * 1e6 / n;
+      END $$`);
+    const analysis = (g: number) => id('c0000004', GROUPS, 100 + g);
+    const group = (g: number) => id('c0000009', GROUPS, g + 1);
+    const statements: Record<string, (g: number, size: number) => string> = {
+      'api_prompts_page, first 100': (g) => `SELECT * FROM api_prompts_page('${analysis(g)}', 100, 0)`,
+      'api_prompts_page, last 100': (g, size) => `SELECT * FROM api_prompts_page('${analysis(g)}', 100, ${size - 100})`,
+      'api_prompt_catalog, every prompt': (g) => `SELECT * FROM api_prompt_catalog('${analysis(g)}')`,
+      'api_fig_group_prompts, first 50': (g) =>
+        `SELECT api_fig_group_prompts('${analysis(g)}', 'last-run', NULL, NULL, '${group(g)}', false, 50, 0)`,
+      'api_fig_group_prompts, last 50': (g, size) =>
+        `SELECT api_fig_group_prompts('${analysis(g)}', 'last-run', NULL, NULL, '${group(g)}', false, 50, ${size - 50})`,
+    };
+    const N = 100;
+    const BATCHES = 9;
+    const rows: Array<Record<string, string | number>> = [];
+    for (const [name, sql] of Object.entries(statements)) {
+      const texts = CATALOGUE_SIZES.map((size, g) => sql(g, size));
+      const per: number[][] = CATALOGUE_SIZES.map(() => []);
+      for (const text of texts) await db.query('SELECT pg_temp.bench_loop($1, 20)', [text]);
+      for (let b = 0; b < BATCHES; b += 1)
+        for (const i of b % 2 === 0 ? [0, 1, 2] : [2, 1, 0])
+          per[i]?.push(
+            (await db.query<{ us: number }>('SELECT pg_temp.bench_loop($1, $2) AS us', [texts[i], N])).rows[0]?.us ?? Number.NaN,
+          );
+      const [a, b, c] = per.map((xs) => stats(xs).p50) as [number, number, number];
+      rows.push({
+        statement: name,
+        '100 prompts (µs)': Math.round(a),
+        '200 prompts': Math.round(b),
+        '500 prompts': Math.round(c),
+        '500 / 100': (c / a).toFixed(2),
+        '500 / 200': (c / b).toFixed(2),
+      });
+    }
+    return table(rows);
+  } finally {
+    await db.end();
+  }
+}
+
+/**
+ * What finishing a run costs, the month converging on its run rows (migration 016) against the additive
+ * version it replaced (011, defined again here as a temporary function): one run of the target (30 daily
+ * runs, 20 of them in its month, 3 engines × 20 prompts), finished again and again, batches alternating.
+ */
+async function finishCosts(url: string): Promise<string> {
+  const db = new pg.Client({ connectionString: url });
+  await db.connect();
+  try {
+    const old = await readFile(join(SQL_DIR, 'migrations', '011_figure_moments.sql'), 'utf8');
+    const start = old.indexOf('CREATE OR REPLACE FUNCTION finish_run_extraction(');
+    const end = old.indexOf('$$;', old.indexOf('PERFORM fig_apply_months(p_run, 1);', start)) + 3;
+    await db.query(
+      old.slice(start, end).replace('CREATE OR REPLACE FUNCTION finish_run_extraction(', 'CREATE FUNCTION pg_temp.finish_additive('),
+    );
+    const run = id('c0000006', 1, 15);
+    const texts = [`SELECT pg_temp.finish_additive('${run}')`, `SELECT finish_run_extraction('${run}')`];
+    const per: number[][] = [[], []];
+    const N = 20;
+    for (let b = 0; b < 10; b += 1)
+      for (const i of b % 2 === 0 ? [0, 1] : [1, 0]) {
+        await db.query('BEGIN');
+        const t0 = performance.now();
+        for (let k = 0; k < N; k += 1) await db.query(texts[i] as string);
+        per[i]?.push(((performance.now() - t0) * 1000) / N);
+        await db.query('COMMIT');
+      }
+    const [additive, settled] = per.map((xs) => stats(xs).p50) as [number, number];
+    return table([
+      {
+        'one run (its month holds 20 runs of 3 engines × 20 prompts)': 'finish_run_extraction',
+        'additive, 011 (µs)': Math.round(additive),
+        'converging, 016 (µs)': Math.round(settled),
+        ratio: (settled / additive).toFixed(2),
+      },
+    ]);
+  } finally {
+    await db.end();
+  }
+}
+
+/**
+ * Whether compressing the catalogue would let an analysis hold more prompts: 500 prompts of three kinds,
+ * their reply as the REST face writes it, its Lambda response uncompressed (the body a JSON string) and
+ * gzipped (the body base64, as API Gateway takes a binary reply). Text, group name and language at their
+ * bounds of C0 controls (the costliest uncompressed), of code points drawn at random from the astral planes
+ * (the costliest compressed; a fixed-seed generator), and real prompts of two sentences.
+ */
+function catalogueCompression(): string {
+  let seed = 20261128;
+  const next = () => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed / 2147483648;
+  };
+  const astral = (n: number) => Array.from({ length: n }, () => String.fromCodePoint(0x10000 + Math.floor(next() * 0xe0000))).join('');
+  const c0 = (n: number) => '\u0001'.repeat(n);
+  const kinds: Array<[string, (i: number) => [string, string, string]]> = [
+    ['C0 controls at the bounds', () => [c0(1000), c0(300), c0(35)]],
+    ['astral code points at the bounds', () => [astral(1000), astral(300), astral(35)]],
+    [
+      'real prompts (two sentences)',
+      (i) => [`How does grouped question ${i} compare across the vendors we track this quarter?`, 'Pricing', 'en'],
+    ],
+  ];
+  const rows = kinds.map(([kind, make]) => {
+    const items = Array.from({ length: 500 }, (_, i) => {
+      const [text, name, language] = make(i);
+      const n = i.toString(16).padStart(12, '0');
+      return {
+        id: `c0000007-0000-4000-8000-${n}`,
+        text,
+        group: { id: 'c0000009-0000-4000-8000-000000000001', name },
+        language,
+        created_at: '2025-03-01T00:00:00.000Z',
+      };
+    });
+    const body = JSON.stringify({ items, next_cursor: null, truncated: false, total: 500 });
+    const plain = Buffer.byteLength(JSON.stringify({ statusCode: 200, body }));
+    const gzipped = Buffer.byteLength(JSON.stringify({ statusCode: 200, isBase64Encoded: true, body: gzipSync(body).toString('base64') }));
+    return {
+      '500 prompts': kind,
+      'Lambda response (bytes)': plain,
+      gzipped: gzipped,
+      'per prompt': Math.round(plain / 500),
+      'per prompt, gzipped': Math.round(gzipped / 500),
+    };
+  });
+  return table(rows);
+}
+
 export default async function run(): Promise<string> {
   const url = await serverDatabase(DB_NAME, fill);
   const bench = await benchApi(withUser(url, 'geo_reader'));
@@ -312,49 +466,56 @@ export default async function run(): Promise<string> {
       status: 200,
     });
   }
-  for (const [g, size] of GROUP_SIZES.entries()) {
+  for (const [g, size] of CATALOGUE_SIZES.entries()) {
     const key = secret(GROUPS, 'workspace');
     const column = size.toLocaleString('en-US');
-    const group = `/analyses/target/groups/${id('c0000009', GROUPS, g + 1)}/prompts`;
-    cases.push({
-      section: 'groups',
-      read: 'GET …/groups/{g}/prompts, first page',
-      scope: 'workspace',
-      column,
-      path: `${group}?limit=50`,
-      key,
-      status: 200,
+    const slug = `prompts-${size}`;
+    const add = (read: string, path: string, rpc?: unknown) =>
+      cases.push({ section: 'catalogue', read, scope: 'workspace', column, path, key, status: 200, ...(rpc ? { rpc } : {}) });
+    const listPrompts = (offset: number) => ({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'list_prompts', arguments: { analysis: slug, limit: 100, offset } },
     });
-    cases.push({
-      section: 'groups',
-      read: 'GET …/groups/{g}/prompts, last page',
-      scope: 'workspace',
-      column,
-      path: `${group}?limit=50&offset=${size - 50}`,
-      key,
-      status: 200,
-    });
+    add('REST GET /analyses/{a}/prompts (every prompt)', `/analyses/${slug}/prompts`);
+    add('MCP list_prompts, first page of 100', '/mcp', listPrompts(0));
+    add('MCP list_prompts, last page of 100', '/mcp', listPrompts(size - 100));
+    const group = `/analyses/${slug}/groups/${id('c0000009', GROUPS, g + 1)}/prompts`;
+    add('GET …/groups/{g}/prompts, first page of 50', `${group}?limit=50`);
+    add('GET …/groups/{g}/prompts, last page of 50', `${group}?limit=50&offset=${size - 50}`);
   }
-  cases.push({
-    section: 'groups',
-    read: 'GET /analyses/{a}/groups (the three groups)',
-    scope: 'workspace',
-    column: 'all',
-    path: '/analyses/target/groups',
-    key: secret(GROUPS, 'workspace'),
-    status: 200,
-  });
 
   const samples = new Map<Case, number[]>(cases.map((c) => [c, []]));
   const callerStage = new Map<Case, number[]>(cases.map((c) => [c, []]));
+  const dataStage = new Map<Case, number[]>(cases.map((c) => [c, []]));
+  const replyBytes = new Map<Case, number>();
   const once = async (c: Case): Promise<void> => {
     const t0 = performance.now();
-    const res = await fetch(`${base}${c.path}`, { headers: { authorization: `Bearer ${c.key}` } });
-    await res.arrayBuffer();
+    const res = await fetch(
+      `${base}${c.path}`,
+      c.rpc
+        ? {
+            method: 'POST',
+            headers: {
+              authorization: `Bearer ${c.key}`,
+              accept: 'application/json, text/event-stream',
+              'content-type': 'application/json',
+            },
+            body: JSON.stringify(c.rpc),
+          }
+        : { headers: { authorization: `Bearer ${c.key}` } },
+    );
+    const bytes = await res.arrayBuffer();
     samples.get(c)?.push(performance.now() - t0);
-    const m = /caller;dur=([\d.]+)/.exec(res.headers.get('server-timing') ?? '');
+    replyBytes.set(c, bytes.byteLength);
+    const timing = res.headers.get('server-timing') ?? '';
+    const m = /caller;dur=([\d.]+)/.exec(timing);
     if (m) callerStage.get(c)?.push(Number(m[1]));
+    const d = /(?:^|,\s*)data;dur=([\d.]+)/.exec(timing);
+    if (d) dataStage.get(c)?.push(Number(d[1]));
     if (res.status !== c.status) throw new Error(`${c.path} (${c.scope}): ${res.status}, expected ${c.status}`);
+    if (c.rpc && new TextDecoder().decode(bytes).includes('"isError":true')) throw new Error(`${c.path}: the tool answered an error`);
   };
   // The cases that differ only by what surrounds the read are measured call by call in turn, in an order
   // that alternates, so a busy moment of the machine falls on each of them alike.
@@ -368,6 +529,7 @@ export default async function run(): Promise<string> {
   for (const c of cases) {
     samples.set(c, []);
     callerStage.set(c, []);
+    dataStage.set(c, []);
   }
   for (let round = 0; round < ROUNDS; round += 1) {
     const order = round % 2 === 0 ? [...groups.values()] : [...groups.values()].reverse();
@@ -417,19 +579,25 @@ export default async function run(): Promise<string> {
     const many = p50(find('crowd', read, 'workspace', '10,000 members, 100,000 keys'));
     return { read, '1 member, 4 keys': few, '10,000 members, 100,000 keys': many, ratio: ratio(many, few) };
   });
-  const groupRows = ['GET …/groups/{g}/prompts, first page', 'GET …/groups/{g}/prompts, last page'].map((read) => {
-    const [a, b, c] = GROUP_SIZES.map((s) => p50(find('groups', read, 'workspace', s.toLocaleString('en-US'))));
+  const catalogueReads = [...new Set(cases.filter((c) => c.section === 'catalogue').map((c) => c.read))];
+  const catalogueRows = catalogueReads.map((read) => {
+    const at = CATALOGUE_SIZES.map((s) => find('catalogue', read, 'workspace', s.toLocaleString('en-US')));
+    const [a, b, c] = at.map(p50);
+    const [da, , dc] = at.map((x) => (x ? stats(dataStage.get(x) ?? []).p50 : Number.NaN));
     return {
       read,
-      '200 prompts': a as number,
-      '10,000': b as number,
-      '100,000': c as number,
-      '10,000 / 200': ratio(b as number, a as number),
-      '100,000 / 200': ratio(c as number, a as number),
+      '100 prompts': a as number,
+      '200 prompts': b as number,
+      '500 prompts': c as number,
+      '500 / 100': ratio(c as number, a as number),
+      '500 / 200': ratio(c as number, b as number),
+      'data step 500 / 100': ratio(dc as number, da as number),
+      'reply at 500 (KB)': Math.round((replyBytes.get(at[2] as Case) ?? 0) / 1024),
     };
   });
-  const groupsRead = p50(find('groups', 'GET /analyses/{a}/groups (the three groups)', 'workspace', 'all'));
   const inside = await statementCosts(url);
+  const catalogueInside = await catalogueStatementCosts(url);
+  const finishing = await finishCosts(url);
   return [
     'The statements inside the database (µs per call, median of alternating batches of 200 calls):',
     '',
@@ -447,10 +615,20 @@ export default async function run(): Promise<string> {
     '',
     table(crowdRows),
     '',
-    'Group size (p50 ms, limit 50, no collection):',
+    'Catalogue size (p50 ms; one group holding every prompt; no collection):',
     '',
-    table(groupRows),
+    table(catalogueRows),
     '',
-    `GET /analyses/{a}/groups with the three groups (110,200 prompts): p50 ${groupsRead} ms.`,
+    'The catalogue statements inside the database (µs per call, median of alternating batches of 100 calls):',
+    '',
+    catalogueInside,
+    '',
+    'Finishing a run (µs per call from the client, median of alternating batches of 20 calls):',
+    '',
+    finishing,
+    '',
+    'The catalogue of 500 prompts as a Lambda response, plain and gzipped:',
+    '',
+    catalogueCompression(),
   ].join('\n');
 }

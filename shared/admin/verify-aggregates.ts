@@ -1,0 +1,281 @@
+import type { Queryable } from '../store/queryable.js';
+
+/**
+ * Every table the store keeps from other rows, recomputed from those rows and compared: the tables the
+ * triggers keep (per-day answer counts, analysis counts, prompt counts, the group rows a prompt's move
+ * shifts, the runs' summary rows) and every month row (the sum of its month's run rows, which
+ * finish_run_extraction computes from the raw answers, mentions and citations). A writer that disables
+ * triggers (session_replication_role = replica: DMS, logical replication, pg_restore --disable-triggers)
+ * leaves the first kind stale; a month row can only drift through a fault the store could not see. With
+ * `repair`, each drifted row is set to its recomputation, table by table, each in a transaction that
+ * holds off the writers of the table and of what it is computed from (readers go on).
+ * docs/administration.md, "Verifying the aggregates".
+ */
+
+const NIL = `'00000000-0000-0000-0000-000000000000'::uuid`;
+const MEASURES = [
+  'answers',
+  'extracted',
+  'mentioned',
+  'tracked_mentions',
+  'brand_mentions',
+  'position_sum',
+  'position_n',
+  'sentiment_sum',
+  'sentiment_n',
+  'citations',
+  'owned_citations',
+  'position_sq',
+  'sentiment_sq',
+];
+const ENGINE_MEASURES = ['expected', 'collected', 'failed', ...MEASURES];
+const BRAND_MEASURES = ['mentions', 'answers', 'position_sum', 'position_n', 'position_sq'];
+const SUMMARY = [
+  'recipes_digest',
+  'engine_rows',
+  'answers',
+  'extracted',
+  'mentioned',
+  'tracked_mentions',
+  'brand_mentions',
+  'position_sum',
+  'position_n',
+  'sentiment_sum',
+  'sentiment_n',
+  'citations',
+  'owned_citations',
+  'position_sq',
+  'sentiment_sq',
+];
+
+interface Check {
+  table: string;
+  /** The primary key. */
+  keys: string[];
+  /** The columns compared. */
+  values: string[];
+  /** Columns written with a repaired row but not compared (a brand's kind, a row's analysis and day). */
+  extra?: string[];
+  /** The recomputation: keys, values and extra, by those names. */
+  expected: string;
+  /** The tables it is computed from (held off from writing while a repair runs). */
+  from: string[];
+  /**
+   * A stored row the recomputation lacks: 'zero' when a row of zeros is what the store itself leaves (a
+   * count or a month emptied), 'delete' when only rows above zero exist (answer_days), 'keep' when the
+   * recomputation covers exactly the stored rows (the runs' summaries).
+   */
+  absent: 'zero' | 'delete' | 'keep';
+}
+
+const sums = (cols: string[], from = '') => cols.map((c) => `sum(${from}${c}) AS ${c}`).join(', ');
+const month = (col: string) => `date_trunc('month', ${col})::date`;
+
+export const CHECKS: readonly Check[] = [
+  {
+    table: 'answer_days',
+    keys: ['analysis_id', 'day'],
+    values: ['answers'],
+    expected: `SELECT analysis_id, (captured_at AT TIME ZONE 'UTC')::date AS day, count(*)::integer AS answers FROM answers GROUP BY 1, 2`,
+    from: ['answers'],
+    absent: 'delete',
+  },
+  {
+    table: 'analysis_counts',
+    keys: ['workspace_id', 'brand_id'],
+    values: ['n'],
+    expected: `SELECT workspace_id, brand_id, count(*)::integer AS n FROM analyses GROUP BY 1, 2`,
+    from: ['analyses'],
+    absent: 'zero',
+  },
+  {
+    table: 'prompt_group_counts',
+    keys: ['analysis_id', 'group_key'],
+    values: ['n'],
+    expected: `SELECT analysis_id, coalesce(group_id, ${NIL}) AS group_key, count(*)::integer AS n FROM prompts GROUP BY 1, 2`,
+    from: ['prompts'],
+    absent: 'zero',
+  },
+  {
+    table: 'prompt_totals',
+    keys: ['analysis_id'],
+    values: ['n'],
+    expected: `SELECT analysis_id, count(*)::integer AS n FROM prompts GROUP BY 1`,
+    from: ['prompts'],
+    absent: 'zero',
+  },
+  {
+    // The group rows of a run are its prompts' rows summed by the group each prompt is in now
+    // (prompts_group_moved shifts them when a prompt moves).
+    table: 'fig_run_group',
+    keys: ['run_id', 'group_key'],
+    values: MEASURES,
+    extra: ['analysis_id', 'day'],
+    expected: `SELECT q.run_id, coalesce(p.group_id, ${NIL}) AS group_key, ${sums(MEASURES, 'q.')},
+                      min(q.analysis_id::text)::uuid AS analysis_id, min(q.day) AS day
+                 FROM fig_run_prompt q JOIN prompts p ON p.id = q.prompt_id GROUP BY 1, 2`,
+    from: ['fig_run_prompt', 'prompts'],
+    absent: 'zero',
+  },
+  {
+    table: 'fig_run_prompts',
+    keys: ['run_id'],
+    values: SUMMARY,
+    extra: ['analysis_id', 'day', 'digest', 'prompts', 'recipes'],
+    expected: `SELECT f.run_id, f.analysis_id, f.day, f.digest, f.prompts, s.recipes, ${SUMMARY.map((c) => `s.${c}`).join(', ')}
+                 FROM fig_run_prompts f CROSS JOIN LATERAL fig_run_summary(f.run_id) s`,
+    from: ['fig_run_engine'],
+    absent: 'keep',
+  },
+  {
+    table: 'fig_month_engine',
+    keys: ['analysis_id', 'month', 'engine'],
+    values: ENGINE_MEASURES,
+    expected: `SELECT analysis_id, ${month('day')} AS month, engine, ${sums(ENGINE_MEASURES)} FROM fig_run_engine GROUP BY 1, 2, 3`,
+    from: ['fig_run_engine'],
+    absent: 'zero',
+  },
+  {
+    table: 'fig_month_recipe',
+    keys: ['analysis_id', 'month', 'recipe'],
+    values: ['n'],
+    expected: `SELECT analysis_id, ${month('day')} AS month, recipe, count(*)::integer AS n FROM fig_run_engine
+                WHERE recipe IS NOT NULL GROUP BY 1, 2, 3`,
+    from: ['fig_run_engine'],
+    absent: 'zero',
+  },
+  {
+    table: 'fig_month_group',
+    keys: ['analysis_id', 'month', 'group_key'],
+    values: MEASURES,
+    expected: `SELECT analysis_id, ${month('day')} AS month, group_key, ${sums(MEASURES)} FROM fig_run_group GROUP BY 1, 2, 3`,
+    from: ['fig_run_group'],
+    absent: 'zero',
+  },
+  {
+    table: 'fig_month_prompt',
+    keys: ['prompt_id', 'month', 'engine'],
+    values: MEASURES,
+    extra: ['analysis_id'],
+    expected: `SELECT prompt_id, ${month('day')} AS month, engine, ${sums(MEASURES)}, min(analysis_id::text)::uuid AS analysis_id
+                 FROM fig_run_prompt GROUP BY 1, 2, 3`,
+    from: ['fig_run_prompt'],
+    absent: 'zero',
+  },
+  {
+    table: 'fig_month_brand',
+    keys: ['analysis_id', 'month', 'brand'],
+    values: BRAND_MEASURES,
+    extra: ['is_tracked', 'competitor_id'],
+    expected: `SELECT analysis_id, ${month('day')} AS month, brand, ${sums(BRAND_MEASURES)},
+                      (array_agg(is_tracked ORDER BY day DESC, run_id DESC))[1] AS is_tracked,
+                      (array_agg(competitor_id ORDER BY day DESC, run_id DESC))[1] AS competitor_id
+                 FROM fig_run_brand GROUP BY 1, 2, 3`,
+    from: ['fig_run_brand'],
+    absent: 'zero',
+  },
+  {
+    table: 'fig_month_domain',
+    keys: ['analysis_id', 'month', 'domain'],
+    values: ['citations', 'answers'],
+    expected: `SELECT analysis_id, ${month('day')} AS month, domain, ${sums(['citations', 'answers'])} FROM fig_run_domain GROUP BY 1, 2, 3`,
+    from: ['fig_run_domain'],
+    absent: 'zero',
+  },
+];
+
+/** The drifted rows of one check: a FULL JOIN of the stored rows and their recomputation. */
+function driftSql(c: Check): string {
+  const cols = [...c.keys, ...c.values];
+  const same = c.values.map((v) => `e.${v} IS NOT DISTINCT FROM s.${v}`).join(' AND ');
+  const zeros = (side: string) => c.values.map((v) => (v.endsWith('digest') ? 'false' : `${side}.${v} = 0`)).join(' AND ');
+  const missing: Record<Check['absent'], string> = {
+    // A row of zeros stands for no row at all, either way round.
+    zero: `(e.${c.keys[0]} IS NULL AND ${zeros('s')}) OR (s.${c.keys[0]} IS NULL AND ${zeros('e')})`,
+    delete: 'false',
+    keep: `e.${c.keys[0]} IS NULL`,
+  };
+  return `WITH e AS (${c.expected}), s AS (SELECT ${cols.join(', ')} FROM ${c.table}),
+    drift AS (
+      SELECT ${c.keys.map((k) => `coalesce(e.${k}, s.${k}) AS ${k}`).join(', ')},
+             e.${c.keys[0]} IS NOT NULL AS recomputed,
+             ${c.values.map((v) => `s.${v} AS stored_${v}, e.${v} AS expected_${v}`).join(', ')}
+        FROM e FULL JOIN s ON ${c.keys.map((k) => `e.${k} = s.${k}`).join(' AND ')}
+       WHERE NOT ((e.${c.keys[0]} IS NOT NULL AND s.${c.keys[0]} IS NOT NULL AND ${same}) OR ${missing[c.absent]}))`;
+}
+
+/** One statement that repairs what driftSql finds and returns the drifted rows. */
+function repairSql(c: Check): string {
+  const written = [...c.keys, ...c.values, ...(c.extra ?? [])];
+  const on = (t: string) => c.keys.map((k) => `${t}.${k} = d.${k}`).join(' AND ');
+  const gone =
+    c.absent === 'delete'
+      ? `DELETE FROM ${c.table} t USING drift d WHERE NOT d.recomputed AND ${on('t')} RETURNING 1`
+      : `UPDATE ${c.table} t SET ${c.values.map((v) => `${v} = 0`).join(', ')} FROM drift d WHERE NOT d.recomputed AND ${on('t')} RETURNING 1`;
+  return `${driftSql(c)},
+    fixed AS (
+      INSERT INTO ${c.table} AS t (${written.join(', ')})
+      SELECT ${written.map((w) => `e.${w}`).join(', ')} FROM e JOIN drift d ON ${c.keys.map((k) => `e.${k} = d.${k}`).join(' AND ')}
+      ON CONFLICT (${c.keys.join(', ')}) DO UPDATE SET ${[...c.values, ...(c.extra ?? [])].map((v) => `${v} = excluded.${v}`).join(', ')}
+      RETURNING 1
+    )${c.absent === 'keep' ? '' : `, gone AS (${gone})`}
+    SELECT * FROM drift`;
+}
+
+export interface Drift {
+  table: string;
+  /** Drifted rows. */
+  rows: number;
+  /** The first of them: key, stored and recomputed values (null: no such row). */
+  sample: Array<Record<string, unknown>>;
+}
+
+export interface VerifyOutcome {
+  repaired: boolean;
+  checked: string[];
+  drift: Drift[];
+}
+
+const SAMPLE = 5;
+
+/**
+ * Compares every kept table with its recomputation, one table at a time (each in a REPEATABLE READ
+ * snapshot, so rows a writer commits meanwhile are not taken for drift); with `repair`, sets each drifted
+ * row to its recomputation under locks that stop the writers of that table and of its sources.
+ */
+export async function verifyAggregates(db: Queryable, opts: { repair: boolean }): Promise<VerifyOutcome> {
+  const drift: Drift[] = [];
+  for (const c of CHECKS) {
+    await db.query('BEGIN');
+    try {
+      if (opts.repair) {
+        for (const t of c.from) await db.query(`LOCK TABLE ${t} IN SHARE MODE`);
+        await db.query(`LOCK TABLE ${c.table} IN EXCLUSIVE MODE`);
+      } else {
+        await db.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
+      }
+      const { rows } = await db.query<Record<string, unknown>>(opts.repair ? repairSql(c) : `${driftSql(c)} SELECT * FROM drift`);
+      await db.query('COMMIT');
+      if (rows.length > 0) drift.push({ table: c.table, rows: rows.length, sample: rows.slice(0, SAMPLE) });
+    } catch (err) {
+      await db.query('ROLLBACK').catch(() => undefined);
+      throw new Error(`verify-aggregates: ${c.table}: ${(err as Error).message}`);
+    }
+  }
+  return { repaired: opts.repair, checked: CHECKS.map((c) => c.table), drift };
+}
+
+/** What an operator reads. */
+export function describeVerify(out: VerifyOutcome): string {
+  if (out.drift.length === 0) return `No drift: ${out.checked.length} tables equal their recomputation from the rows they are kept from.`;
+  const lines = out.drift.map((d) => {
+    const first = d.sample[0] ?? {};
+    return `  ${d.table}: ${d.rows} row${d.rows === 1 ? '' : 's'}${out.repaired ? ' repaired' : ''}, e.g. ${JSON.stringify(first)}`;
+  });
+  const total = out.drift.reduce((n, d) => n + d.rows, 0);
+  return [
+    `${out.repaired ? 'Repaired' : 'Drift found in'} ${total} row${total === 1 ? '' : 's'} of ${out.drift.length} table${out.drift.length === 1 ? '' : 's'}:`,
+    ...lines,
+    out.repaired ? 'Run it again to confirm: it should find no drift.' : 'Repair with: verify-aggregates --repair',
+  ].join('\n');
+}

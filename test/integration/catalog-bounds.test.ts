@@ -1,0 +1,135 @@
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { listPrompts } from '#shared/reads/catalog/prompts.js';
+import type { Queryable } from '#shared/store/queryable.js';
+import { freshTableName, type LocalApi, localConfig, startApi } from '../../local/stack.js';
+import { createBudgetTable, type LocalStore } from '../../local/stores.js';
+import { rpc, toolCall } from '../mcp/support.js';
+import { call, dynamoEndpoint, expectServed, type Reply } from '../support/api.js';
+import { startOwnStore } from '../support/own-store.js';
+
+/**
+ * What one analysis's catalogue can weigh (migration 014, docs/data-contract.md "Bounds"): list_prompts
+ * answers every prompt in one reply, so the store refuses an analysis's 501st prompt, and the largest
+ * catalogue it accepts (500 prompts, text, group name and language at their bounds, made of the character
+ * that costs most once escaped) stays under the 6 MB a Lambda function may answer. The bounds are written
+ * out here from the data contract, not imported from the code.
+ */
+const BOUND = { prompts: 500, text: 1_000, groupName: 300, language: 35 };
+
+/** Lambda's synchronous response limit. */
+const LAMBDA_LIMIT = 6 * 1024 * 1024;
+
+/** A C0 control: 6 bytes in a JSON string, 7 once the Lambda response carries the body as a JSON string. */
+const worst = (n: number) => '\u0001'.repeat(n);
+
+const GROUP = 'e2000000-0000-4000-8000-000000000001';
+let refusal: { code?: string; message: string } | undefined;
+let slug: string;
+
+/** Through the owner connection, as the product writes: the analysis filled to its bound, then one more. */
+async function writeCatalogue(db: Queryable): Promise<void> {
+  const { rows } = await db.query<{ id: string; slug: string; n: number }>(
+    `SELECT a.id, a.slug, (SELECT count(*)::int FROM prompts p WHERE p.analysis_id = a.id) AS n FROM analyses a WHERE a.slug = 'acme-core'`,
+  );
+  const a = rows[0]!;
+  slug = a.slug;
+  await db.query(`INSERT INTO prompt_groups (id, analysis_id, name) VALUES ($1, $2, $3)`, [GROUP, a.id, worst(BOUND.groupName)]);
+  // The demo's own prompts of the analysis as heavy as they can be too, in the groups they are in.
+  await db.query(`UPDATE prompt_groups SET name = $2 WHERE analysis_id = $1`, [a.id, worst(BOUND.groupName)]);
+  await db.query(`UPDATE prompts SET text = $2, language = $3 WHERE analysis_id = $1`, [a.id, worst(BOUND.text), worst(BOUND.language)]);
+  await db.query(
+    `INSERT INTO prompts (id, analysis_id, group_id, text, language, created_at)
+     SELECT gen_random_uuid(), $1, $2, $3, $4, '2000-01-01T00:00:00Z'::timestamptz + n * interval '1 millisecond'
+       FROM generate_series(1, $5::int) n`,
+    [a.id, GROUP, worst(BOUND.text), worst(BOUND.language), BOUND.prompts - a.n],
+  );
+  try {
+    await db.query(
+      `INSERT INTO prompts (id, analysis_id, text, language, created_at) VALUES (gen_random_uuid(), $1, 'One more', 'en', now())`,
+      [a.id],
+    );
+  } catch (err) {
+    refusal = err as { code?: string; message: string };
+  }
+}
+
+/** What the Lambda function would return for this reply: API Gateway's payload 2.0 result, as JSON. */
+const lambdaBytes = (reply: Reply): number =>
+  Buffer.byteLength(JSON.stringify({ statusCode: reply.status, headers: Object.fromEntries(reply.headers), body: reply.text }));
+
+let store: LocalStore;
+let api: LocalApi;
+let key: string;
+beforeAll(async () => {
+  store = await startOwnStore('geo_test_catalog', writeCatalogue);
+  key = store.manifest!.keys.workspace;
+  const table = freshTableName();
+  await createBudgetTable(dynamoEndpoint(), table);
+  api = await startApi(localConfig(store.readerUrl, dynamoEndpoint(), { LOG_LEVEL: 'ERROR', BUDGET_TABLE: table }));
+}, 180_000);
+afterAll(async () => {
+  await api?.close();
+  await store?.close();
+});
+
+describe('an analysis holds at most 500 prompts (migration 014)', () => {
+  test('the 501st is refused by the database (23514 prompts_per_analysis)', () => {
+    expect(refusal).toMatchObject({ code: '23514' });
+    expect(refusal?.message).toContain('"prompts_per_analysis"');
+  });
+});
+
+describe('the largest catalogue the store accepts stays under 6 MB', () => {
+  test('REST list_prompts: all 500 prompts whole in one reply, response and Lambda payload under 6 MB', async () => {
+    const reply = await call(api, `/analyses/${slug}/prompts`, key);
+    const body = expectServed(reply, listPrompts.output);
+    expect({ items: body.items.length, total: body.total, truncated: body.truncated }).toEqual({
+      items: BOUND.prompts,
+      total: BOUND.prompts,
+      truncated: false,
+    });
+    const last = body.items[0]!;
+    expect({ text: last.text, group: last.group, language: last.language }).toEqual({
+      text: worst(BOUND.text),
+      group: { id: GROUP, name: worst(BOUND.groupName) },
+      language: worst(BOUND.language),
+    });
+    const sizes = { body: Buffer.byteLength(reply.text), lambda: lambdaBytes(reply) };
+    console.log(
+      `largest catalogue, REST list_prompts: body ${sizes.body} bytes, Lambda response ${sizes.lambda} bytes (limit ${LAMBDA_LIMIT})`,
+    );
+    expect(sizes.lambda).toBeLessThan(LAMBDA_LIMIT);
+  });
+
+  test('MCP list_prompts, a default page of the largest catalogue: the page read in the store, under 6 MB', async () => {
+    const reply = await rpc(api, key, toolCall('list_prompts', { analysis: slug, offset: BOUND.prompts - 100 }));
+    expect(reply.status).toBe(200);
+    const result = reply.body.result as CallToolResult;
+    expect(result.isError).toBeFalsy();
+    const page = result.structuredContent as { items: Array<{ text: unknown }>; total: number; truncated: boolean };
+    expect({ items: page.items.length, total: page.total, truncated: page.truncated }).toEqual({
+      items: 100,
+      total: BOUND.prompts,
+      truncated: false,
+    });
+    const sizes = { body: Buffer.byteLength(reply.text), lambda: lambdaBytes(reply) };
+    console.log(`largest catalogue, MCP list_prompts page of 100: body ${sizes.body} bytes, Lambda response ${sizes.lambda} bytes`);
+    expect(sizes.lambda).toBeLessThan(LAMBDA_LIMIT);
+  });
+
+  test('MCP list_prompts, the largest page the tool takes (its limit maximum) of the costliest prompts: under 6 MB', async () => {
+    const tools = (await rpc(api, key, { jsonrpc: '2.0', id: 1, method: 'tools/list' })).body.result.tools as Array<{
+      name: string;
+      inputSchema: { properties: { limit: { maximum: number } } };
+    }>;
+    const max = tools.find((t) => t.name === 'list_prompts')?.inputSchema.properties.limit.maximum as number;
+    expect(max).toBeLessThan(BOUND.prompts);
+    const reply = await rpc(api, key, toolCall('list_prompts', { analysis: slug, limit: max }));
+    const page = (reply.body.result as CallToolResult).structuredContent as { items: unknown[] };
+    expect(page.items).toHaveLength(max);
+    const lambda = lambdaBytes(reply);
+    console.log(`largest catalogue, MCP list_prompts page of ${max}: Lambda response ${lambda} bytes`);
+    expect(lambda).toBeLessThan(LAMBDA_LIMIT);
+  });
+});

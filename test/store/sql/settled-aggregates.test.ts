@@ -1,0 +1,150 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import pg from 'pg';
+import { migrate } from '#shared/admin/migrate.js';
+import { freshStore, type Store } from '../../../local/pglite.js';
+import { DRIFT, removeAnswer, servedAndRaw, writeDriftData } from './aggregate-drift.js';
+
+/**
+ * finish_run_extraction (migration 016) converges on the raw rows: a call repairs whatever its run's months
+ * held, and two calls for the same run at once (a pipeline retrying a finishing transaction it believes
+ * timed out) leave the months equal to the raw rows. The second needs two sessions, so the PostgreSQL
+ * server (PGlite serves one connection): skipped, saying so, where none answers.
+ */
+const SERVER = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+let store: Store;
+
+beforeAll(async () => {
+  store = await freshStore();
+  await writeDriftData(store.db);
+}, 120_000);
+afterAll(() => store?.pg.close());
+
+describe('a finish converges on the raw rows (embedded)', () => {
+  test('the months equal the raw rows after every run is finished', async () => {
+    const { served, raw } = await servedAndRaw(store.db);
+    expect(served).toHaveLength(4);
+    expect(served).toEqual(raw);
+  });
+
+  test('a month row off by a change (as concurrent finishes left it) is repaired by one later call for a run of that month', async () => {
+    await store.db.query(
+      `UPDATE fig_month_engine SET extracted = extracted - 1, mentioned = mentioned + 3
+        WHERE analysis_id = '${DRIFT.analysis}' AND month = '2026-02-01' AND engine = 'chatgpt'`,
+    );
+    await store.db.query(
+      `UPDATE fig_month_brand SET mentions = mentions + 5 WHERE analysis_id = '${DRIFT.analysis}' AND month = '2026-02-01'`,
+    );
+    let now = await servedAndRaw(store.db);
+    expect(now.served).not.toEqual(now.raw);
+    await store.db.query(`SELECT finish_run_extraction('${DRIFT.run(3)}')`);
+    now = await servedAndRaw(store.db);
+    expect(now.served).toEqual(now.raw);
+    const brand = await store.db.query(
+      `SELECT (SELECT sum(mentions)::int FROM fig_month_brand WHERE analysis_id = '${DRIFT.analysis}' AND month = '2026-02-01') AS month,
+              (SELECT count(*)::int FROM mentions m JOIN answers x ON x.id = m.answer_id
+                WHERE x.analysis_id = '${DRIFT.analysis}' AND x.extraction_state = 'extracted' AND x.captured_at < '2026-03-01') AS raw`,
+    );
+    expect(brand.rows[0]).toEqual({ month: expect.any(Number), raw: expect.any(Number) });
+    expect((brand.rows[0] as { month: number }).month).toBe((brand.rows[0] as { raw: number }).raw);
+  });
+
+  test('a run whose answer is removed, finished again, moves its month by exactly that answer', async () => {
+    const before = await servedAndRaw(store.db);
+    await removeAnswer(store.db, 25);
+    await store.db.query(`SELECT finish_run_extraction('${DRIFT.run(25)}')`);
+    await store.db.query(`SELECT finish_run_extraction('${DRIFT.run(25)}')`);
+    const after = await servedAndRaw(store.db);
+    expect(after.served).toEqual(after.raw);
+    expect(after.raw).not.toEqual(before.raw);
+  });
+});
+
+async function serverAnswers(): Promise<boolean> {
+  const c = new pg.Client({ connectionString: SERVER, connectionTimeoutMillis: 2_000 });
+  try {
+    await c.connect();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await c.end().catch(() => undefined);
+  }
+}
+
+describe('two finishes of the same run at once (PostgreSQL server)', () => {
+  let dbUrl: string | undefined;
+  let dbName: string;
+
+  beforeAll(async () => {
+    if (!(await serverAnswers())) {
+      console.warn(`settled-aggregates: no PostgreSQL server at ${new URL(SERVER).host}; the two-session test is skipped`);
+      return;
+    }
+    dbName = `geo_settle_${randomBytes(4).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: SERVER });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${dbName}`);
+    await admin.end();
+    const url = new URL(SERVER);
+    url.pathname = `/${dbName}`;
+    dbUrl = url.toString();
+    const owner = new pg.Client({ connectionString: dbUrl });
+    await owner.connect();
+    try {
+      await migrate(owner);
+      await writeDriftData(owner);
+    } finally {
+      await owner.end();
+    }
+  }, 120_000);
+
+  afterAll(async () => {
+    if (!dbUrl) return;
+    const admin = new pg.Client({ connectionString: SERVER });
+    await admin.connect();
+    await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+    await admin.end();
+  });
+
+  test('the second waits for the first, and the months equal the raw rows once both commit; a third call changes nothing', async () => {
+    if (!dbUrl) return;
+    const one = new pg.Client({ connectionString: dbUrl });
+    const two = new pg.Client({ connectionString: dbUrl });
+    await one.connect();
+    await two.connect();
+    try {
+      const before = await servedAndRaw(one);
+      expect(before.served).toEqual(before.raw);
+      // Session 1 removes an answer and finishes the run, and has not committed yet.
+      await one.query('BEGIN');
+      await removeAnswer(one, 12);
+      await one.query(`UPDATE runs SET finished_at = now() WHERE id = '${DRIFT.run(12)}'`);
+      await one.query(`SELECT finish_run_extraction('${DRIFT.run(12)}')`);
+      // Session 2 finishes the same run meanwhile.
+      const pid = (await two.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid;
+      await two.query('BEGIN');
+      const second = two.query(`SELECT finish_run_extraction('${DRIFT.run(12)}')`).then(() => two.query('COMMIT'));
+      // Until session 2 is seen waiting on a lock, session 1 holds off its commit.
+      for (;;) {
+        const { rows } = await one.query<{ waiting: boolean }>(
+          `SELECT wait_event_type = 'Lock' AS waiting FROM pg_stat_activity WHERE pid = $1`,
+          [pid],
+        );
+        if (rows[0]?.waiting) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await one.query('COMMIT');
+      await second;
+      const after = await servedAndRaw(one);
+      expect(after.served).toEqual(after.raw);
+      expect(after.raw).not.toEqual(before.raw);
+      await one.query(`SELECT finish_run_extraction('${DRIFT.run(12)}')`);
+      expect(await servedAndRaw(one)).toEqual(after);
+    } finally {
+      await one.end();
+      await two.end();
+    }
+  }, 60_000);
+});
