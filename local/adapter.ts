@@ -2,7 +2,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, STATUS_CODES } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { type ApiError, errorBody, HeadersTooLarge, MalformedRequest, PayloadTooLarge } from '#shared/errors.js';
+import { type ApiError, BAD_HOST, errorBody, HeadersTooLarge, MalformedRequest, PayloadTooLarge } from '#shared/errors.js';
+import { requestUrl } from '#shared/mcp/server.js';
 import { baseHeaders } from '#shared/middleware/response-headers.js';
 import { DEFAULT_ROUTE_KEY, DEFAULT_TARGET, matchPath, routeKey, routes, type Target } from '#shared/rest/routes.js';
 
@@ -182,6 +183,14 @@ export async function startHttp(
       if (body === null) {
         const refusal = gatewayRefusal(new PayloadTooLarge());
         res.writeHead(refusal.status, { ...refusal.headers, connection: 'close' });
+        res.end(refusal.body);
+        return;
+      }
+      // API Gateway serves only the host names it knows; one that names no host at all is refused as
+      // malformed, as RFC 9112 §3.2 asks, before it reaches a function that builds a URL from it.
+      if (req.headers.host !== undefined && !requestUrl(req.headers.host, '/')) {
+        const refusal = gatewayRefusal(new MalformedRequest(BAD_HOST));
+        res.writeHead(refusal.status, refusal.headers);
         res.end(refusal.body);
         return;
       }

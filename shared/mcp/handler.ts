@@ -1,19 +1,35 @@
 import { INVALID_REQUEST, isLegacyRequest } from '@modelcontextprotocol/server';
 import { keyedChain } from '../chain/keyed-chain.js';
+import { settled, timed } from '../middleware/call-state.js';
 import type { Services } from '../store/services.js';
 import { originGateMiddleware } from './gate.js';
-import { incomingOf, isPlainObject, MAX_MCP_BODY_BYTES, toolAnalysis } from './incoming.js';
-import { jsonRpcError, refusal } from './refusals.js';
+import { incomingOf, isPlainObject, MAX_FREE_BODY_BYTES, MAX_MCP_BODY_BYTES, spendsBudget, toolAnalysis } from './incoming.js';
+import { jsonRpcError, plainRpcBody, refusal } from './refusals.js';
 import { mcpServer, serveLegacy, serveModern, toWebRequest, UnusableHeader } from './server.js';
 
 /**
  * POST /api/v1/mcp: the keyed chain (docs/decisions.md#the-path-of-a-call) in front of a stateless MCP
- * server serving both protocol eras. The key is checked on every request; only tools/call spends budget.
+ * server serving both protocol eras. The key is checked on every request; tools/call and
+ * completion/complete spend budget, every other message counts against the key's bound on free
+ * messages (shared/store/free-messages.ts) and must be small.
  */
 export function mcpHandler(services: Services) {
   return keyedChain(services, originGateMiddleware(services.config.MCP_ALLOWED_ORIGINS), toolAnalysis).handler(async (event, context) => {
     const { body, message } = incomingOf(event);
-    if (Buffer.byteLength(body) > MAX_MCP_BODY_BYTES) return jsonRpcError(413, INVALID_REQUEST, 'Request body over 1 MB.');
+    const { call } = context;
+    if (!spendsBudget(message)) {
+      const caller = settled(call, 'caller');
+      await timed(call, 'budget', () => services.free.count(caller.key.id, caller.plan.perMinute));
+    }
+    const bytes = Buffer.byteLength(body);
+    if (bytes > MAX_MCP_BODY_BYTES) return jsonRpcError(413, INVALID_REQUEST, 'Request body over 1 MB.');
+    if (!spendsBudget(message) && bytes > MAX_FREE_BODY_BYTES)
+      return jsonRpcError(
+        413,
+        INVALID_REQUEST,
+        `Request body over ${MAX_FREE_BODY_BYTES / 1024} KB: only tools/call and completion/complete carry arguments that need more.`,
+        isPlainObject(message) ? (message.id ?? null) : null,
+      );
     const refused = refusal(message);
     if (refused) return refused;
 
@@ -25,11 +41,11 @@ export function mcpHandler(services: Services) {
         return jsonRpcError(400, INVALID_REQUEST, err.message, isPlainObject(message) ? (message.id ?? null) : null);
       throw err;
     }
-    const server = mcpServer(services, context.call, isPlainObject(message) ? message : {});
+    const server = mcpServer(services, call, isPlainObject(message) ? message : {});
     // 2025-era requests are routed by us, not left to createMcpHandler, so that they get JSON replies rather
     // than SSE streams (serveLegacy says why).
     const legacy = message === undefined || (await isLegacyRequest(request, message));
     const response = legacy ? await serveLegacy(server, request, message) : await serveModern(server, request, message);
-    return { statusCode: response.status, headers: {}, body: await response.text() };
+    return { statusCode: response.status, headers: {}, body: plainRpcBody(await response.text()) };
   });
 }

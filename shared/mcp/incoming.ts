@@ -3,6 +3,20 @@ import type { Event } from '../middleware/response.js';
 /** Larger JSON-RPC bodies are refused before parsing; a tools/call with its arguments is a few hundred bytes. */
 export const MAX_MCP_BODY_BYTES = 1024 * 1024;
 
+/**
+ * The bound on the body of a message that spends no budget (initialize, ping, the listings,
+ * notifications, prompts/get, resources/read): a handshake is about 300 bytes, a listing less; a larger
+ * one is work for the server that no client needs.
+ */
+export const MAX_FREE_BODY_BYTES = 16 * 1024;
+
+/** The messages that read data, hence spend one call of the budget: every other message is free, and bounded. */
+const SPENDING = new Set(['tools/call', 'completion/complete']);
+
+/** Whether the request's message spends budget (a tools/call or a completion), rather than counting as free. */
+export const spendsBudget = (message: unknown): boolean =>
+  isPlainObject(message) && typeof message.method === 'string' && SPENDING.has(message.method);
+
 export const isPlainObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
 
 /** The body of the request as text, whatever API Gateway's encoding of it. */

@@ -8,6 +8,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { Result } from '../middleware/response.js';
 import { isPlainObject } from './incoming.js';
+import { oneLine, plainJson } from './results.js';
 
 /** What a malformed tools/call gets (docs/mcp.md), instead of the SDK's zod issue dump. */
 export const INVALID_CALL = 'Invalid params: tools/call takes {"name": string, "arguments": object}.';
@@ -22,11 +23,17 @@ const SERVED: Readonly<Record<string, StandardSchemaV1Sync>> = {
   'tools/list': specTypeSchemas.ListToolsRequest,
   'tools/call': specTypeSchemas.CallToolRequest,
   'server/discover': specTypeSchemas.DiscoverRequest,
+  'prompts/list': specTypeSchemas.ListPromptsRequest,
+  'prompts/get': specTypeSchemas.GetPromptRequest,
+  'resources/list': specTypeSchemas.ListResourcesRequest,
+  'resources/templates/list': specTypeSchemas.ListResourceTemplatesRequest,
+  'resources/read': specTypeSchemas.ReadResourceRequest,
+  'completion/complete': specTypeSchemas.CompleteRequest,
 };
 
 /**
  * `subscriptions/listen` (2026-07-28) holds an SSE stream open for change notifications. Nothing here
- * ever changes (the tool list is fixed, and there are no resources), and a Lambda cannot hold a stream:
+ * ever changes (the tools, prompts and the one resource are fixed), and a Lambda cannot hold a stream:
  * served, it would run until the function's timeout.
  */
 const NOT_SERVED = new Set(['subscriptions/listen']);
@@ -44,9 +51,28 @@ export class RpcError extends Error {
   }
 }
 
-/** A JSON-RPC error answered without reaching the MCP server (same shape as the SDK transport's own). */
+/**
+ * A JSON-RPC error answered without reaching the MCP server (same shape as the SDK transport's own): its
+ * message on one line whatever it quotes, and its JSON with no raw separator or format character.
+ */
 export function jsonRpcError(status: number, code: number, message: string, id: unknown = null): Result {
-  return { statusCode: status, headers: {}, body: JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } }) };
+  return { statusCode: status, headers: {}, body: plainJson({ jsonrpc: '2.0', id, error: { code, message: oneLine(message) } }) };
+}
+
+/**
+ * A JSON-RPC answer of the SDK as a model may read it: an error's message on one line (the SDK quotes
+ * header and body values in some), and no raw separator or format character anywhere in the JSON.
+ */
+export function plainRpcBody(body: string): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return body;
+  }
+  if (isPlainObject(parsed) && isPlainObject(parsed.error) && typeof parsed.error.message === 'string')
+    parsed.error.message = oneLine(parsed.error.message);
+  return plainJson(parsed);
 }
 
 /** "params.cursor: expected string, received number": where and what, on one line. */
@@ -68,7 +94,8 @@ export function refusal(message: unknown): Result | undefined {
     return jsonRpcError(400, INVALID_REQUEST, 'Batches are not supported: send one JSON-RPC message per request.');
   if (!isPlainObject(message) || typeof message.method !== 'string' || !('id' in message)) return undefined;
   const { method, id } = message;
-  if (NOT_SERVED.has(method)) return jsonRpcError(200, METHOD_NOT_FOUND, `${method} is not served: this server's tools never change.`, id);
+  if (NOT_SERVED.has(method))
+    return jsonRpcError(200, METHOD_NOT_FOUND, `${method} is not served: this server's tools, prompts and resources never change.`, id);
   const schema = SERVED[method];
   if (!schema) return undefined;
   const checked = schema['~standard'].validate(message);

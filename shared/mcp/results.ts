@@ -12,15 +12,40 @@ export const RATE_LIMIT_SCHEMA = {
 } as const;
 
 /**
- * A text on one line: every line or paragraph separator and control character written as a \u escape,
- * so that the first line stays one line, and stays exact, whatever a refused argument's name holds (a
- * message may quote it).
+ * Characters a reader may honour as a line break or that change how text around them reads: controls
+ * (Cc, NEL included), format characters (Cf: the bidirectional embeddings, overrides and isolates, zero
+ * widths, tags), line and paragraph separators (Zl, Zp).
  */
-export const oneLine = (s: string): string =>
-  s.replace(/[\p{Cc}\p{Zl}\p{Zp}]/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+const UNSEEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
+
+/** A character as JSON writes it escaped: one \u escape per UTF-16 unit (two for one above U+FFFF). */
+const escaped = (c: string): string =>
+  Array.from({ length: c.length }, (_, i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`).join('');
+
+/**
+ * A text on one line that reads as written: every character of UNSEEN as a \u escape, so that the first
+ * line stays one line, and stays exact, whatever a refused argument's name holds (a message may quote it).
+ */
+export const oneLine = (s: string): string => s.replace(UNSEEN, escaped);
+
+/**
+ * JSON text with every character of UNSEEN inside its strings written as a \u escape (JSON.stringify
+ * leaves U+007F-U+009F, U+2028, U+2029 and the format characters raw): still the same JSON to a parser,
+ * one line with no hidden control to a reader.
+ */
+export const plainJson = (value: unknown): string => JSON.stringify(value).replace(UNSEEN, escaped);
+
+/** How much of a caller's string a message quotes: enough to recognise it, never a whole body. */
+const QUOTED_CHARS = 80;
+
+/** A caller's string as a message quotes it: in JSON quotes, cut at QUOTED_CHARS, on one line. */
+export const quoted = (s: string): string => oneLine(JSON.stringify(s.length > QUOTED_CHARS ? `${s.slice(0, QUOTED_CHARS)}…` : s));
 
 /** A param as the first line names it: bare when it is a plain name, else quoted, so spaces show. */
 export const shownParam = (param: string): string => oneLine(/^[\w.-]+$/.test(param) ? param : JSON.stringify(param));
+
+/** A sentence as the first line strings it: ending with a period, so the next part reads as a new one. */
+export const sentence = (s: string): string => (/[.!?]$/.test(s) ? s : `${s}.`);
 
 /**
  * The text of a failed tool call. Its first line is plain text, so a host that forwards the text (or
@@ -29,11 +54,11 @@ export const shownParam = (param: string): string => oneLine(/^[\w.-]+$/.test(pa
  * second line, with the budget as it stands.
  */
 export function errorText(error: ApiError, requestId: string, limit?: RateLimit): string {
-  const parts = [`Error ${error.code}: ${oneLine(error.message)}`];
+  const body = errorBody(error, requestId, 'mcp');
+  const parts = [`Error ${error.code}: ${sentence(oneLine(body.error.message))}`];
   if (error.param !== undefined) parts.push(`Param: ${shownParam(error.param)}.`);
   if (error.retryAfter !== undefined) parts.push(`Retry in ${error.retryAfter} seconds.`);
   if (limit) parts.push(`Calls left this minute: ${limit.remaining} of ${limit.per_minute}.`);
   parts.push(`Request id: ${requestId}.`);
-  const body = { ...errorBody(error, requestId), ...(limit ? { rate_limit: limit } : {}) };
-  return `${parts.join(' ')}\n${JSON.stringify(body)}`;
+  return `${parts.join(' ')}\n${plainJson({ ...body, ...(limit ? { rate_limit: limit } : {}) })}`;
 }

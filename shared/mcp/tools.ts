@@ -33,8 +33,9 @@ export const TOOL_PAGE_DEFAULT = 7;
  * shared/reads/contracts/result-size.ts) on the demo and on one year of daily runs at six engines, and
  * never more than REST's default (docs/contract.md#the-fifteen-reads). Analyses, sources, runs and answer
  * references are light enough for REST's page (a run of six engines, the heaviest, about 770 characters).
- * A prompt of a group carries its figures per engine (GROUP_PROMPT_SIZE): 4 of them stay under the limit
- * at six engines, 5 do not. The assistant asks for more with `limit`, up to the same maximum as REST;
+ * A prompt of a group carries its figures per engine (GROUP_PROMPT_SIZE), heavier over a multi-day window
+ * than over the last run: 2 of them stay under the limit at six engines whatever the window, 3 do not.
+ * The assistant asks for more with `limit`, up to the same maximum as REST;
  * test/reliability/mcp-sizes.long-history.ts checks that every default call fits and, where the page is
  * smaller than REST's, that one more item would not.
  */
@@ -61,9 +62,11 @@ export interface Slice {
  * Reads that return every item in one page (REST: next_cursor null, truncated false), whose whole list can
  * outgrow what a host shows: the prompts of an analysis (200 prompts of one year of daily runs weigh
  * about 41,400 characters). On MCP they take `limit` and `offset`, and `truncated` says whether items remain
- * past the page, as on any paged read; `total` counts them all.
+ * past the page, as on any paged read; `total` counts them all. The largest page is bounded by Lambda's
+ * 6 MB answer: a page of the costliest prompt the store accepts weighs about 21.6 KB per prompt as an MCP
+ * response (test/integration/catalog-bounds.test.ts), so 250 of them stay near 5.4 MB.
  */
-const MCP_SLICES: Readonly<Record<string, Slice>> = { list_prompts: { limit: 100, max: 1000 } };
+const MCP_SLICES: Readonly<Record<string, Slice>> = { list_prompts: { limit: 100, max: 250 } };
 
 const sliceProperties = (slice: Slice): Record<string, JsonSchema> => ({
   limit: {

@@ -3,6 +3,7 @@ import { logger } from '../log.js';
 import { type BudgetCounter, createBudgetCounter, createDynamoClient } from './budget.js';
 import { type Caller, lookupCaller } from './caller.js';
 import { createDb, createPool, type Db } from './db.js';
+import { createFreeMessageCounter, type FreeMessageCounter } from './free-messages.js';
 import { createStamper } from './stamp.js';
 
 /** The long-lived clients of one process: built once at module scope, reused by every call. */
@@ -10,6 +11,8 @@ export interface Services {
   config: Config;
   db: Db;
   counter: BudgetCounter;
+  /** The per-key bound on MCP messages that spend no budget. */
+  free: FreeMessageCounter;
   /** Key, plan and reach; `analysis` is the reference the call names, resolved inside the reach. */
   lookup: (fingerprint: string, analysis?: string) => Promise<Caller>;
   close(): Promise<void>;
@@ -30,6 +33,7 @@ export function createServices(cfg: Config = envConfig()): Services {
     config: cfg,
     db,
     counter: createBudgetCounter(dynamo, cfg.BUDGET_TABLE),
+    free: createFreeMessageCounter(dynamo, cfg.BUDGET_TABLE),
     lookup: (fp, analysis) => lookupCaller(db, fp, options, analysis),
     async close() {
       dynamo.destroy();

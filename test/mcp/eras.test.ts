@@ -75,7 +75,7 @@ describe('2026-07-28: no handshake, server/discover, a per-request envelope', ()
     );
     expect(reply.status).toBe(200);
     expect(reply.body.result.supportedVersions).toEqual([MODERN]);
-    expect(reply.body.result.capabilities).toEqual({ tools: {} });
+    expect(reply.body.result.capabilities).toEqual({ tools: {}, prompts: {}, resources: {}, completions: {} });
     expect(reply.body.result.instructions).toMatch(/Each tool call spends one call/);
     expect(reply.headers.get('x-ratelimit-remaining')).toBeNull();
   });
@@ -95,7 +95,10 @@ describe('2026-07-28: no handshake, server/discover, a per-request envelope', ()
       modernHeaders('subscriptions/listen'),
     );
     expect(reply.status).toBe(200);
-    expect(reply.body.error).toEqual({ code: -32601, message: "subscriptions/listen is not served: this server's tools never change." });
+    expect(reply.body.error).toEqual({
+      code: -32601,
+      message: "subscriptions/listen is not served: this server's tools, prompts and resources never change.",
+    });
   });
 });
 
@@ -110,7 +113,7 @@ describe('2025 revisions: the initialize handshake, stateless', () => {
     const reply = await rpc(api, key(), init);
     expect(reply.status).toBe(200);
     expect(reply.body.result.protocolVersion).toBe(version);
-    expect(reply.body.result.capabilities).toEqual({ tools: {} });
+    expect(reply.body.result.capabilities).toEqual({ tools: {}, prompts: {}, resources: {}, completions: {} });
     expect(reply.body.result.instructions).toMatch(/Each tool call spends one call/);
     expect(reply.headers.get('mcp-session-id')).toBeNull();
     const list = await rpc(api, key(), { jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'mcp-protocol-version': version });

@@ -206,7 +206,7 @@ describe('malformed input: a JSON-RPC error or an isError result, never a 500', 
 
   test('an unknown tool: the message is said once, without the SDK\'s "MCP error -32602:" prefix', async () => {
     const reply = await rpc(api, key(), toolCall('drop_tables', {}));
-    expect(reply.body.error).toEqual({ code: -32602, message: 'Unknown tool: drop_tables. Call tools/list for the available tools.' });
+    expect(reply.body.error).toEqual({ code: -32602, message: 'Unknown tool: "drop_tables". Call tools/list for the available tools.' });
   });
 
   test('a malformed tools/call → JSON-RPC error -32602 with the documented message, not a zod issue dump', async () => {

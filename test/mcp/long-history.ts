@@ -1,4 +1,5 @@
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { SERIES_SIZE } from '#shared/reads/figures/timeseries.js';
 import { reads } from '#shared/reads/registry.js';
 import { isScoped, pathParams } from '#shared/reads/types.js';
 import { MAX_WINDOW_DAYS } from '#shared/reads/windows.js';
@@ -7,8 +8,8 @@ import { largestBytes, largestChars, listerOf, type ResultSizes, resultSizes } f
 
 /**
  * The MCP result sizes on a long history (test/fixtures/large-dataset.ts), without jest:
- * what every tool gives with its default arguments, one item more than its default page, and its widest
- * legal calls. Used by the reliability battery's test/reliability/mcp-sizes.long-history.ts (in CI) and by
+ * what every tool gives with its default arguments, then with each named window, one item more than its
+ * default page, and its widest legal calls. Used by the reliability battery's test/reliability/mcp-sizes.long-history.ts (in CI) and by
  * `npm run bench -- mcp`.
  */
 
@@ -44,7 +45,23 @@ export interface LongHistorySizes {
    * page, window=all, a custom window of the widest legal span ending on the last day of the history.
    */
   extremes: Sized[];
+  /**
+   * Per tool that takes a window, its default arguments (the default page included) with every named
+   * window in turn: what a model gets when it picks the window and leaves the rest to the defaults.
+   */
+  windows: Sized[];
 }
+
+/**
+ * Whether a tool's default call must fit with this window: every window, but for get_metrics_timeseries,
+ * whose description advises SERIES_SIZE.window or less (a day with a run weighs SERIES_SIZE.dayBytes).
+ */
+export function pageFitsAnyWindow(tool: string, window: string): boolean {
+  if (tool !== 'get_metrics_timeseries') return true;
+  return window !== 'all' && windowDays(window) <= windowDays(SERIES_SIZE.window);
+}
+
+const windowDays = (window: string): number => Number(window.replace(/d$/, '')) || 0;
 
 const addDays = (day: string, n: number) => new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
 
@@ -63,6 +80,7 @@ export async function longHistorySizes(
   const defaults: Sized[] = [];
   const nextPages: Sized[] = [];
   const extremes: Sized[] = [];
+  const windows: Sized[] = [];
   const sized = async (tool: string, args: Args): Promise<Sized> => ({ tool, args, ...resultSizes(await call(tool, args)) });
   for (const read of reads) {
     const base: Args = isScoped(read) ? { analysis: m.analysisSlug } : {};
@@ -81,8 +99,14 @@ export async function longHistorySizes(
     const own: Sized[] = [];
     for (const args of sets) own.push(await sized(read.name, args));
     defaults.push(...own);
-    const heaviest = own.reduce((w, s) => (largestChars(s) > largestChars(w) ? s : w)).args;
     const props = (tools.find((t) => t.name === read.name)?.inputSchema.properties ?? {}) as Record<string, InputProperty>;
+    const windowed: Sized[] = [];
+    for (const window of props.window?.enum ?? []) for (const args of sets) windowed.push(await sized(read.name, { ...args, window }));
+    windows.push(...windowed);
+    // One item more on the heaviest default page, whichever window made it so (the default page must
+    // fit with any window a model picks; see mcp-sizes.long-history.ts).
+    const paged = [...own, ...windowed.filter((s) => pageFitsAnyWindow(read.name, String(s.args.window)))];
+    const heaviest = paged.reduce((w, s) => (largestChars(s) > largestChars(w) ? s : w)).args;
     if (typeof props.limit?.default === 'number') nextPages.push(await sized(read.name, { ...heaviest, limit: props.limit.default + 1 }));
     for (const args of sets) {
       if (props.limit?.maximum !== undefined) extremes.push(await sized(read.name, { ...args, limit: props.limit.maximum }));
@@ -91,7 +115,7 @@ export async function longHistorySizes(
         extremes.push(await sized(read.name, { ...args, from: addDays(m.endDate, 1 - MAX_WINDOW_DAYS), to: m.endDate }));
     }
   }
-  return { defaults, nextPages, extremes };
+  return { defaults, nextPages, extremes, windows };
 }
 
 /** Per tool, its largest result among the given calls (by `by`, characters unless told), and how many calls it had. */

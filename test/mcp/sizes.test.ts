@@ -29,8 +29,12 @@ import { connect, rpc } from './support.js';
  */
 const RESULT_LIMIT = ASSISTANT_RESULT_BYTES;
 const DEFAULT_CALL_CHARS = ASSISTANT_DEFAULT_CHARS;
-/** 64 KB for the whole tools/list response: a host reads it at every connection, before any call. */
-const LIST_LIMIT = 65_536;
+/**
+ * 80 KB for the whole tools/list response: a host reads it at every connection, before any call. The
+ * output schemas carry every figure a host checks results against (p-values, corrected flags, segments,
+ * the direct share, source categories), which no model reads: what a model reads is bounded apart, below.
+ */
+const LIST_LIMIT = 81_920;
 const MODEL_VISIBLE_LIMIT = 16_000;
 const DESCRIPTION_LIMIT = 1024;
 

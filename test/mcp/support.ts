@@ -1,6 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { oneLine, shownParam } from '#shared/mcp/results.js';
+import { oneLine, sentence, shownParam } from '#shared/mcp/results.js';
 import type { LocalApi } from '../../local/stack.js';
 import { call, type Reply } from '../support/api.js';
 
@@ -65,9 +65,12 @@ export function parseToolError(result: { isError?: boolean; structuredContent?: 
     throw new Error('expected two lines: the plain line, then the JSON body');
   const body = JSON.parse(json) as { error: ToolErrorBody; rate_limit?: RateLimit };
   const { error } = body;
-  // The first line writes line breaks and controls as \u escapes, and quotes a param that is not a plain name.
+  // The first line writes line breaks, controls and format characters as \u escapes, ends the message
+  // with a period, and quotes a param that is not a plain name; neither line holds such a character raw.
+  for (const part of [line, json])
+    if (/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u.test(part)) throw new Error(`a raw control or separator in ${JSON.stringify(part)}`);
   const expected = [
-    `Error ${error.code}: ${oneLine(error.message)}`,
+    `Error ${error.code}: ${sentence(oneLine(error.message))}`,
     error.param === undefined ? '' : ` Param: ${shownParam(error.param)}.`,
   ].join('');
   if (!line.startsWith(expected)) throw new Error(`first line ${JSON.stringify(line)} does not start with ${JSON.stringify(expected)}`);

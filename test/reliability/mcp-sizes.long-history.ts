@@ -11,11 +11,19 @@ import { ASSISTANT_DEFAULT_CHARS, ASSISTANT_RESULT_BYTES, DEFAULT_PAGE_MARGIN_CH
 import { GROUP_PROMPT_SIZE } from '#shared/reads/figures/groups.js';
 import { SERIES_SIZE } from '#shared/reads/figures/timeseries.js';
 import { reads } from '#shared/reads/registry.js';
-import { MAX_WINDOW_DAYS } from '#shared/reads/windows.js';
+import { MAX_WINDOW_DAYS, WINDOW_NAMES } from '#shared/reads/windows.js';
 import { type BenchApi, benchApi, closeBench, table, withUser } from '../bench/harness.js';
 import { LARGE_ENGINES, largeManifest, seedLarge } from '../fixtures/large-dataset.js';
 import { resultSizes } from '../mcp/args.js';
-import { type LongHistorySizes, largest, largestChars, largestPerTool, longHistorySizes, type Sized } from '../mcp/long-history.js';
+import {
+  type LongHistorySizes,
+  largest,
+  largestChars,
+  largestPerTool,
+  longHistorySizes,
+  pageFitsAnyWindow,
+  type Sized,
+} from '../mcp/long-history.js';
 import { freshDatabase, type ServerDatabase } from './support/stores.js';
 
 /**
@@ -23,8 +31,10 @@ import { freshDatabase, type ServerDatabase } from './support/stores.js';
  * (test/fixtures/large-dataset.ts: 200 prompts × 6 engines × 365 runs, 438,000 answers) seeded into a fresh
  * database of the PostgreSQL server and dropped after. Through the SDK client:
  * - every tool with default arguments gives a text block and a JSON.stringify(structuredContent) of at most
- *   ASSISTANT_DEFAULT_CHARS characters each, what every host shows whole;
- * - each paged tool's default page is the largest that stays DEFAULT_PAGE_MARGIN_CHARS under that;
+ *   ASSISTANT_DEFAULT_CHARS characters each, what every host shows whole, and so does every default page
+ *   with any named window a model may pick (get_metrics_timeseries: the windows its description advises);
+ * - each paged tool's default page is the largest that stays DEFAULT_PAGE_MARGIN_CHARS under that, with
+ *   whichever window makes it heaviest;
  * - a wider legal call over ASSISTANT_RESULT_BYTES is one its tool description warns about, and the weight
  *   and the smaller call it quotes are the measured ones.
  * Seeding takes minutes; the test prints how long, and every size (the widest calls' table is the one
@@ -86,7 +96,7 @@ beforeAll(async () => {
   sizes = await longHistorySizes(call, tools, m, longest);
   console.log(
     `1-year dataset (${m.answers.toLocaleString('en')} answers) seeded into ${database.name} in ${(seeded / 1000).toFixed(1)} s; ` +
-      `${sizes.defaults.length + sizes.nextPages.length + sizes.extremes.length} tool calls measured in ${((Date.now() - t1) / 1000).toFixed(1)} s`,
+      `${sizes.defaults.length + sizes.windows.length + sizes.nextPages.length + sizes.extremes.length} tool calls measured in ${((Date.now() - t1) / 1000).toFixed(1)} s`,
   );
 }, 600_000);
 
@@ -119,6 +129,30 @@ describe('one year of daily runs: what a host forwards to the model', () => {
     expect(over).toEqual([]);
   });
 
+  test(`every default page with every named window a model may pick: ≤ ${ASSISTANT_DEFAULT_CHARS} characters each`, () => {
+    const picked = sizes.windows.filter((s) => pageFitsAnyWindow(s.tool, String(s.args.window)));
+    const worst = [...largestPerTool(picked).values()];
+    expect(worst.map((w) => w.tool)).toEqual(
+      expect.arrayContaining(['list_group_prompts', 'list_groups', 'get_metrics', 'get_metrics_timeseries', 'list_answers']),
+    );
+    console.log(
+      `Largest default call per tool over the named windows, 1-year dataset (characters):\n${table(
+        worst.map((w) => ({
+          tool: w.tool,
+          calls: w.calls,
+          text_block: w.textChars,
+          structured_content: w.structuredChars,
+          headroom: ASSISTANT_DEFAULT_CHARS - largestChars(w),
+          arguments: short(w.args),
+        })),
+      )}`,
+    );
+    const over = picked
+      .filter((s) => largestChars(s) > ASSISTANT_DEFAULT_CHARS)
+      .map((s) => ({ tool: s.tool, args: short(s.args), chars: largestChars(s) }));
+    expect(over).toEqual([]);
+  });
+
   test(`each paged tool's default page is the largest that stays ${DEFAULT_PAGE_MARGIN_CHARS} characters under ${ASSISTANT_DEFAULT_CHARS}, up to REST's default`, () => {
     const fits = ASSISTANT_DEFAULT_CHARS - DEFAULT_PAGE_MARGIN_CHARS;
     // A whole-list read paged on MCP only (list_prompts: REST has no page to compare with) is held by the
@@ -135,7 +169,10 @@ describe('one year of daily runs: what a host forwards to the model', () => {
           properties: { limit: { default: number } };
         }
       ).properties.limit.default;
-      const heaviest = largestPerTool(sizes.defaults).get(t.name)!;
+      const heaviest = largestPerTool([
+        ...sizes.defaults,
+        ...sizes.windows.filter((s) => pageFitsAnyWindow(s.tool, String(s.args.window))),
+      ]).get(t.name)!;
       const next = sizes.nextPages.find((s) => s.tool === t.name)!;
       return { tool: t.name, page, rest, chars: largestChars(heaviest), next: largestChars(next), args: short(heaviest.args) };
     });
@@ -211,18 +248,29 @@ describe('one year of daily runs: what a host forwards to the model', () => {
     );
   });
 
-  test('list_group_prompts: the quoted weight of a prompt per engine is the measured one; the page it advises is shown whole by every host, in every group', async () => {
+  test('list_group_prompts: the quoted weight of a prompt per engine holds for every window; the page it advises is shown whole by every host, in every group and window', async () => {
     const groups = sizes.defaults.filter((s) => s.tool === 'list_group_prompts').map((s) => s.args);
-    const one = await sized('list_group_prompts', { ...groups[0], limit: 1 });
-    const ten = await sized('list_group_prompts', { ...groups[0], limit: 10 });
-    const perPromptEngine = (largest(ten) - largest(one)) / 9 / ENGINES;
-    console.log(`list_group_prompts: ${perPromptEngine.toFixed(0)} bytes a prompt per engine (quoted: ${GROUP_PROMPT_SIZE.engineBytes})`);
-    expect(Math.abs(perPromptEngine / GROUP_PROMPT_SIZE.engineBytes - 1)).toBeLessThanOrEqual(ABOUT);
-    expect(ENGINES).toBe(GROUP_PROMPT_SIZE.engines);
-    for (const args of groups) {
-      const page = await sized('list_group_prompts', { ...args, limit: GROUP_PROMPT_SIZE.limit });
-      expect({ group: args.group, fits: largestChars(page) <= ASSISTANT_DEFAULT_CHARS }).toEqual({ group: args.group, fits: true });
+    const weights: Array<{ window: string; perPromptEngine: number }> = [];
+    for (const window of WINDOW_NAMES) {
+      const one = await sized('list_group_prompts', { ...groups[0], window, limit: 1 });
+      const ten = await sized('list_group_prompts', { ...groups[0], window, limit: 10 });
+      weights.push({ window, perPromptEngine: Math.round((largest(ten) - largest(one)) / 9 / ENGINES) });
     }
+    console.log(
+      `list_group_prompts: bytes a prompt per engine by window (quoted: ${GROUP_PROMPT_SIZE.engineBytes}): ${weights
+        .map((w) => `${w.window} ${w.perPromptEngine}`)
+        .join(', ')}`,
+    );
+    // The quoted weight is an upper bound whatever the window, with headroom, yet still "about" the heaviest.
+    const heaviest = Math.max(...weights.map((w) => w.perPromptEngine));
+    expect(weights.filter((w) => w.perPromptEngine > GROUP_PROMPT_SIZE.engineBytes)).toEqual([]);
+    expect(Math.abs(heaviest / GROUP_PROMPT_SIZE.engineBytes - 1)).toBeLessThanOrEqual(ABOUT);
+    expect(ENGINES).toBe(GROUP_PROMPT_SIZE.engines);
+    // The advised page is the default page, measured in every group with every window above.
+    expect(toolDef('list_group_prompts')?.defaults.limit).toBe(GROUP_PROMPT_SIZE.limit);
+    const pages = sizes.windows.filter((s) => s.tool === 'list_group_prompts');
+    expect(pages.length).toBe(groups.length * WINDOW_NAMES.length);
+    expect(pages.filter((p) => largestChars(p) > ASSISTANT_DEFAULT_CHARS).map((p) => short(p.args))).toEqual([]);
   });
 
   test('list_runs: the quoted weight of a run per engine is the measured one; the page it advises is shown whole by every host', async () => {

@@ -27,7 +27,7 @@ export async function startTestApi(overrides: Record<string, string> = {}): Prom
   );
 }
 
-/** How many counter items a budget table of the shared dynalite holds. */
+/** How many budget counter items (not the free-message bound's) a budget table of the shared dynalite holds. */
 export async function budgetItems(table: string): Promise<number> {
   const client = new DynamoDBClient({
     endpoint: dynamoEndpoint(),
@@ -35,7 +35,17 @@ export async function budgetItems(table: string): Promise<number> {
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
   });
   try {
-    return (await client.send(new ScanCommand({ TableName: table }))).Count ?? 0;
+    return (
+      (
+        await client.send(
+          new ScanCommand({
+            TableName: table,
+            FilterExpression: 'begins_with(pk, :budget)',
+            ExpressionAttributeValues: { ':budget': { S: 'budget#' } },
+          }),
+        )
+      ).Count ?? 0
+    );
   } finally {
     client.destroy();
   }

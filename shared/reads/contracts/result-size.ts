@@ -20,11 +20,12 @@ export const ASSISTANT_DEFAULT_CHARS = 40_000;
 export const ASSISTANT_RESULT_BYTES = 75_000;
 
 /**
- * How far under ASSISTANT_DEFAULT_CHARS a tool's default page stays (shared/mcp/tools.ts): room for
- * what every result carries besides the read's body (its `rate_limit`, about 70 characters) and for a
- * little growth, so that the next such addition does not push a default call over.
+ * How far under ASSISTANT_DEFAULT_CHARS a tool's default page stays (shared/mcp/tools.ts), with any
+ * window: room for what every result carries besides the read's body (its `rate_limit`, about 70
+ * characters) and for figures added to the contract later, so that the next such addition does not push
+ * a default call over.
  */
-export const DEFAULT_PAGE_MARGIN_CHARS = 300;
+export const DEFAULT_PAGE_MARGIN_CHARS = 4_000;
 
 /** "about 160": a figure rounded down to the tens, as a description quotes it. */
 export const roughly = (n: number): number => Math.floor(n / 10) * 10;
