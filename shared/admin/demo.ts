@@ -54,8 +54,13 @@ export interface DemoManifest {
 
 export interface SeedOptions {
   seed?: number;
-  /** YYYY-MM-DD; the history ends on this day (UTC). Default: today, UTC. */
+  /**
+   * YYYY-MM-DD; the history ends on this day (UTC). Default: today (UTC), or yesterday while today's run
+   * would not have happened yet (before about 07:00 UTC), so that no demo event lies in the future.
+   */
   endDate?: string;
+  /** The clock the default endDate is decided on (default: the current time). */
+  now?: Date;
   /** false: no api_keys rows (a deployed stage's demo load: these secrets derive from a public seed). */
   keys?: boolean;
 }
@@ -358,6 +363,8 @@ type Lang = 'en' | 'fr';
 interface PromptSpec {
   text: string;
   language: Lang;
+  /** prompts.branded as the pipeline classified it; absent: left NULL, so the service's rule applies. */
+  branded?: boolean;
 }
 
 const TEXTS: Record<Lang, { open: string[]; brand: string[]; close: string[]; none: string[] }> = {
@@ -436,6 +443,8 @@ const URL_PATHS = [
 interface CompetitorSpec {
   name: string;
   domain: string | null;
+  /** competitors.domains: its further domains. */
+  domains?: string[];
   /** Probability that an answer names it. */
   rate: number;
 }
@@ -477,6 +486,11 @@ interface AnalysisSpec {
   forcedFailure?: { engine: string; offset: number; count: number };
   /** Slots (day back from endDate, engine, prompt index) receiving HOSTILE_ANSWERS[i]. */
   hostile?: { offset: number; engine: string; prompt: number }[];
+  /** analyses.brand_aliases. */
+  aliases?: string[];
+  /** run_engines.model per engine (engines absent: unknown); before: the model of runs older than offset days. */
+  models?: Record<string, string>;
+  modelSwitch?: { engine: string; offset: number; before: string };
 }
 
 const THIRD_PARTY: (readonly [string, number])[] = [
@@ -500,7 +514,7 @@ const THIRD_PARTY: (readonly [string, number])[] = [
 function specs(): AnalysisSpec[] {
   const acmeCompetitors: CompetitorSpec[] = [
     { name: 'Initech', domain: 'initech.com', rate: 0.45 },
-    { name: 'Hooli', domain: 'hooli.com', rate: 0.35 },
+    { name: 'Hooli', domain: 'hooli.com', domains: ['hooli.io', 'blog.hooli.com'], rate: 0.35 },
     { name: 'Vandelay', domain: 'vandelay.io', rate: 0.25 },
     { name: 'Soylent Cloud', domain: 'soylent.cloud', rate: 0.15 },
   ];
@@ -529,7 +543,7 @@ function specs(): AnalysisSpec[] {
             { text: 'What is the best project management software for small teams?', language: 'en' },
             { text: 'Acme vs Initech: which one should a startup choose?', language: 'en' },
             { text: 'Which project management tools do agencies recommend?', language: 'en' },
-            { text: 'Best alternatives to Hooli for task tracking', language: 'en' },
+            { text: 'Best alternatives to Hooli for task tracking', language: 'en', branded: false },
             { text: 'Quel est le meilleur logiciel de gestion de projet pour une PME ?', language: 'fr' },
             { text: 'Top project management apps for remote teams', language: 'en' },
             { text: 'Quels outils de gestion de projet sont les plus simples à prendre en main ?', language: 'fr' },
@@ -539,7 +553,7 @@ function specs(): AnalysisSpec[] {
           name: 'Pricing',
           prompts: [
             { text: 'Cheapest project management tool with Gantt charts', language: 'en' },
-            { text: 'Is Acme worth the price for a team of ten?', language: 'en' },
+            { text: 'Is Acme worth the price for a team of ten?', language: 'en', branded: true },
             { text: 'Project management software with a free plan', language: 'en' },
             { text: 'Combien coûte un outil de gestion de projet pour 20 personnes ?', language: 'fr' },
             { text: 'Which project tools offer non-profit discounts?', language: 'en' },
@@ -575,6 +589,9 @@ function specs(): AnalysisSpec[] {
       zeroDay: { engine: 'gemini', offset: 3 },
       engineOutage: { engine: 'ai_overviews', offset: 45 },
       forcedFailure: { engine: 'perplexity', offset: 0, count: 2 },
+      aliases: ['Acme Cloud', 'Acme PM'],
+      models: { chatgpt: 'gpt-5', perplexity: 'sonar-pro', gemini: 'gemini-2.5-pro', claude: 'claude-sonnet-4' },
+      modelSwitch: { engine: 'chatgpt', offset: 4, before: 'gpt-4o' },
       hostile: [
         { offset: 0, engine: 'chatgpt', prompt: 0 },
         { offset: 0, engine: 'perplexity', prompt: 1 },
@@ -678,7 +695,7 @@ function specs(): AnalysisSpec[] {
       ungrouped: [
         { text: 'How to migrate from spreadsheets to a CRM?', language: 'en' },
         { text: 'CRM with good reporting dashboards', language: 'en' },
-        { text: 'Is Zenith a good CRM?', language: 'en' },
+        { text: 'Is Zenith a good CRM?', language: 'en', branded: true },
       ],
       days: 21,
       visibility: { chatgpt: 0.45, claude: 0.38, copilot: 0.3 },
@@ -763,8 +780,20 @@ function specs(): AnalysisSpec[] {
 // ---------------------------------------------------------------------------------------------------
 // Generation
 
+/**
+ * The columns of migration 015 (branded prompts, brand aliases, competitor domains, engine models), written
+ * as updates after the rows, so that a store seeded before that migration gets them once it has it.
+ */
+interface FiguresV3 {
+  analyses: Array<{ id: string; brand_aliases: string[] }>;
+  prompts: Array<{ id: string; branded: boolean }>;
+  competitors: Array<{ id: string; domains: string[] }>;
+  run_engines: Array<{ run_id: string; engine: string; model: string }>;
+}
+
 interface Dataset {
   tables: Record<TableName, Row[]>;
+  v3: FiguresV3;
   manifest: DemoManifest;
   /** Runs whose extraction finished, in chronological order per analysis. */
   finishedRuns: string[];
@@ -807,6 +836,7 @@ function generate(seed: number, end: { text: string; ms: number }): Dataset {
   const iso = (ms: number): string => new Date(ms).toISOString();
   const dayStart = (offset: number): number => end.ms - offset * DAY_MS;
   const tables = Object.fromEntries(INSERT_ORDER.map((t) => [t, [] as Row[]])) as Record<TableName, Row[]>;
+  const v3: FiguresV3 = { analyses: [], prompts: [], competitors: [], run_engines: [] };
   const ids = new Rng(seed, 'identity');
 
   tables.plans.push(...PLANS);
@@ -895,12 +925,14 @@ function generate(seed: number, end: { text: string; ms: number }): Dataset {
       engines: spec.engines,
       created_at: iso(dayStart(configuredFrom) + 9 * 60 * MINUTE_MS),
     });
+    if (spec.aliases) v3.analyses.push({ id: analysisId, brand_aliases: spec.aliases });
 
     const competitorIds = new Map<string, string>();
     for (const c of spec.competitors) {
       const id = rng.uuid();
       competitorIds.set(c.name, id);
       tables.competitors.push({ id, analysis_id: analysisId, name: c.name, domain: c.domain });
+      if (c.domains) v3.competitors.push({ id, domains: c.domains });
     }
 
     const prompts: { id: string; language: Lang; bias: number }[] = [];
@@ -909,6 +941,7 @@ function generate(seed: number, end: { text: string; ms: number }): Dataset {
       const createdAt = iso(dayStart(configuredFrom) + (10 * 60 + prompts.length) * MINUTE_MS);
       prompts.push({ id, language: p.language, bias: (rng.next() - 0.5) * 0.4 });
       tables.prompts.push({ id, analysis_id: analysisId, group_id: groupId, text: p.text, language: p.language, created_at: createdAt });
+      if (p.branded !== undefined) v3.prompts.push({ id, branded: p.branded });
     };
     for (const g of spec.groups) {
       const groupId = rng.uuid();
@@ -963,6 +996,9 @@ function generate(seed: number, end: { text: string; ms: number }): Dataset {
             if (!hostileSlots.has(`${offset}|${engine}|${pi}`)) failedPrompts.add(pi);
           }
           const collected = prompts.length - failedPrompts.size;
+          const model =
+            spec.modelSwitch?.engine === engine && offset > spec.modelSwitch.offset ? spec.modelSwitch.before : spec.models?.[engine];
+          if (model) v3.run_engines.push({ run_id: runId, engine, model });
           tables.run_engines.push({
             run_id: runId,
             engine,
@@ -1114,14 +1150,80 @@ function generate(seed: number, end: { text: string; ms: number }): Dataset {
 
   return {
     tables,
+    v3,
     finishedRuns,
     manifest: { keys, analyses, analysisIds, workspaces, endDate: end.text, brands, users, hostileAnswerIds },
   };
 }
 
+/** The latest moment a dataset says something happened: a run's times, an answer's capture, a creation. */
+function latestEvent(tables: Record<TableName, Row[]>): number {
+  let latest = Number.NEGATIVE_INFINITY;
+  const see = (v: unknown) => {
+    if (typeof v === 'string') latest = Math.max(latest, Date.parse(v));
+  };
+  for (const r of tables.runs) for (const k of ['started_at', 'collected_at', 'finished_at']) see(r[k]);
+  for (const r of tables.answers) see(r.captured_at);
+  for (const t of INSERT_ORDER) for (const r of tables[t]) see(r.created_at);
+  return latest;
+}
+
+/**
+ * The dataset of a seed. Without an endDate the history ends today, unless something of today's would
+ * still lie in the future (the day's run starts at 06:00 UTC and finishes about an hour later): then it
+ * ends yesterday, so the demo never shows a collection that has not happened yet.
+ */
+function dataset(opts: SeedOptions): Dataset {
+  const seed = opts.seed ?? DEFAULT_SEED;
+  if (opts.endDate !== undefined) return generate(seed, parseEndDate(opts.endDate));
+  const now = (opts.now ?? new Date()).getTime();
+  const today = generate(seed, parseEndDate(new Date(now).toISOString().slice(0, 10)));
+  if (latestEvent(today.tables) <= now) return today;
+  return generate(seed, parseEndDate(new Date(now - DAY_MS).toISOString().slice(0, 10)));
+}
+
 /** The manifest a seed would produce, without touching a database. */
 export function demoManifest(opts: SeedOptions = {}): DemoManifest {
-  return generate(opts.seed ?? DEFAULT_SEED, parseEndDate(opts.endDate)).manifest;
+  return dataset(opts).manifest;
+}
+
+/** Writes the columns of migration 015 of the demo's rows (FiguresV3) into a store that holds the rows. */
+async function writeFiguresV3(db: Queryable, v3: FiguresV3): Promise<void> {
+  await db.query(
+    `UPDATE analyses a SET brand_aliases = x.brand_aliases FROM json_to_recordset($1::json) AS x(id uuid, brand_aliases text[]) WHERE a.id = x.id`,
+    [JSON.stringify(v3.analyses)],
+  );
+  await db.query(
+    `UPDATE prompts p SET branded = x.branded FROM json_to_recordset($1::json) AS x(id uuid, branded boolean) WHERE p.id = x.id`,
+    [JSON.stringify(v3.prompts)],
+  );
+  await db.query(
+    `UPDATE competitors c SET domains = x.domains FROM json_to_recordset($1::json) AS x(id uuid, domains text[]) WHERE c.id = x.id`,
+    [JSON.stringify(v3.competitors)],
+  );
+  for (let i = 0; i < v3.run_engines.length; i += BATCH_ROWS) {
+    await db.query(
+      `UPDATE run_engines e SET model = x.model FROM json_to_recordset($1::json) AS x(run_id uuid, engine text, model text)
+        WHERE e.run_id = x.run_id AND e.engine = x.engine`,
+      [JSON.stringify(v3.run_engines.slice(i, i + BATCH_ROWS))],
+    );
+  }
+}
+
+/** Whether the store has the columns of migration 015 (a store being migrated step by step may not yet). */
+async function hasFiguresV3(db: Queryable): Promise<boolean> {
+  const r = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM information_schema.columns WHERE table_name = 'run_engines' AND column_name = 'model'`,
+  );
+  return (r.rows[0]?.n ?? 0) > 0;
+}
+
+/**
+ * The demo's columns of migration 015, for a store seeded before it had them (a store migrated step by
+ * step): the same options as the seed that wrote its rows.
+ */
+export async function seedDemoFiguresV3(db: Queryable, opts: SeedOptions = {}): Promise<void> {
+  await writeFiguresV3(db, dataset(opts).v3);
 }
 
 export const DEFAULT_SEED = 20240601;
@@ -1131,7 +1233,7 @@ export const DEFAULT_SEED = 20240601;
  * extraction finished, once its answers, mentions and citations are in, as the collection pipeline does.
  */
 export async function seedDemo(db: Queryable, opts: SeedOptions = {}): Promise<DemoManifest> {
-  const data = generate(opts.seed ?? DEFAULT_SEED, parseEndDate(opts.endDate));
+  const data = dataset(opts);
   // One transaction: a failed seed leaves the store empty rather than half-filled.
   await withTransaction(db, async (tx) => {
     const existing = await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM workspaces');
@@ -1142,6 +1244,7 @@ export async function seedDemo(db: Queryable, opts: SeedOptions = {}): Promise<D
       if (table === 'api_keys' && opts.keys === false) continue;
       await insertRows(tx, table, data.tables[table]);
     }
+    if (await hasFiguresV3(tx)) await writeFiguresV3(tx, data.v3);
     for (const runId of data.finishedRuns) await tx.query('SELECT finish_run_extraction($1)', [runId]);
   });
   return data.manifest;

@@ -27,14 +27,13 @@ const rounded = (low: number, high: number): Interval => ({ low: round(low), hig
 
 const Z95_SQ = Z95 * Z95;
 
-/** Wilson score interval at 95% for k of n, unrounded; null when n = 0. */
-function wilsonRaw(k: number, n: number): Interval | null {
+/** Wilson score interval for k of n at the normal quantile z (95%: Z95), unrounded; null when n = 0. */
+function wilsonRaw(k: number, n: number, z = Z95, z2 = z === Z95 ? Z95_SQ : z * z): Interval | null {
   if (n <= 0) return null;
   const p = k / n;
-  const z2 = Z95_SQ;
   const denom = 1 + z2 / n;
   const centre = (p + z2 / (2 * n)) / denom;
-  const half = (Z95 / denom) * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n));
+  const half = (z / denom) * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n));
   return { low: Math.max(0, centre - half), high: Math.min(1, centre + half) };
 }
 
@@ -61,6 +60,74 @@ function newcombeFrom(p1: number, w1: Interval, p2: number, w2: Interval): Inter
   const high = d + Math.sqrt((w1.high - p1) ** 2 + (p2 - w2.low) ** 2);
   return rounded(Math.max(-1, low), Math.min(1, high));
 }
+
+/** 2·(1 − Φ(|z|)): the two-sided normal tail (erfc after Numerical Recipes' Chebyshev fit, relative error below 1.2e-7). */
+export function normalTwoSided(z: number): number {
+  const x = Math.abs(z) / Math.SQRT2;
+  const t = 1 / (1 + 0.5 * x);
+  const poly =
+    -x * x -
+    1.26551223 +
+    t *
+      (1.00002368 +
+        t *
+          (0.37409196 +
+            t *
+              (0.09678418 +
+                t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277))))))));
+  return Math.min(1, t * Math.exp(poly));
+}
+
+/**
+ * The p-value of a change between two rates that the Newcombe interval publishes: the level at which that
+ * interval (built from Wilson intervals at the normal quantile z) would just reach 0. Its bound nearer 0
+ * moves monotonically with z, so z is found inside a bracket; p = 2·(1 − Φ(z)). So p < 0.05 exactly when the
+ * 95% interval excludes 0. Null when either denominator is 0; 1 when the rates are equal.
+ */
+export function newcombeP(k1: number, n1: number, k2: number, n2: number): number | null {
+  if (n1 <= 0 || n2 <= 0) return null;
+  const p1 = k1 / n1;
+  const p2 = k2 / n2;
+  const d = p1 - p2;
+  if (d === 0) return 1;
+  // The distance from 0 of the bound nearer it, at quantile z: positive while the interval excludes 0.
+  const gap = (z: number): number => {
+    const w1 = wilsonRaw(k1, n1, z) as Interval;
+    const w2 = wilsonRaw(k2, n2, z) as Interval;
+    return d > 0 ? d - Math.sqrt((p1 - w1.low) ** 2 + (w2.high - p2) ** 2) : -(d + Math.sqrt((w1.high - p1) ** 2 + (p2 - w2.low) ** 2));
+  };
+  // Regula falsi, Illinois variant: the root stays bracketed in [a, b] (gap(a) > 0 ≥ gap(b)) and the
+  // bracket shrinks superlinearly, in a handful of steps where bisection takes thirty.
+  let a = 0;
+  let fa = gap(a);
+  let b = P_Z_MAX;
+  let fb = gap(b);
+  if (fb > 0) return 0;
+  let side = 0;
+  let c = b;
+  for (let i = 0; i < 100; i++) {
+    const next = (a * fb - b * fa) / (fb - fa);
+    const fc = gap(next);
+    const done = Math.abs(next - c) <= 1e-10 || fc === 0;
+    c = next;
+    if (done) break;
+    if (fc > 0) {
+      a = c;
+      fa = fc;
+      if (side === 1) fb /= 2;
+      side = 1;
+    } else {
+      b = c;
+      fb = fc;
+      if (side === -1) fa /= 2;
+      side = -1;
+    }
+  }
+  return normalTwoSided(c);
+}
+
+/** A normal quantile past which a p-value is 0 to every published digit (2·(1 − Φ(8)) ≈ 1.2e-15). */
+const P_Z_MAX = 8;
 
 /** A change is significant when the 95% interval of the difference (as published) excludes 0. */
 export function excludesZero(iv: Interval | null): boolean | null {
@@ -267,6 +334,10 @@ export interface RateFigure extends RateValue {
   delta: number | null;
   delta_ci95: Interval | null;
   significant: boolean | null;
+  /** Of the test delta_ci95 publishes (newcombeP), rounded to 6 decimals; null when delta_ci95 is null. */
+  p_value: number | null;
+  /** Benjamini–Hochberg across the tests of the reply (applyFdr); null until then, and when p_value is null. */
+  significant_fdr: boolean | null;
 }
 
 /**
@@ -289,8 +360,12 @@ export function rateFigure(k: number, n: number, prev: { k: number; n: number } 
     delta: both ? round(k / n - prev.k / prev.n) : null,
     delta_ci95: deltaCi,
     significant: excludesZero(deltaCi),
+    p_value: deltaCi && prev ? pRounded(newcombeP(k, n, prev.k, prev.n)) : null,
+    significant_fdr: null,
   };
 }
+
+const pRounded = (p: number | null): number | null => (p === null ? null : round(p));
 
 // --- Means -------------------------------------------------------------------------------------------
 
@@ -341,6 +416,29 @@ export interface MeanFigure extends MeanValue {
   delta: number | null;
   delta_ci95: Interval | null;
   significant: boolean | null;
+  /** Of Welch's t test (welchP), rounded to 6 decimals; null when delta_ci95 is null. */
+  p_value: number | null;
+  /** Benjamini–Hochberg across the tests of the reply (applyFdr); null until then, and when p_value is null. */
+  significant_fdr: boolean | null;
+}
+
+/**
+ * The two-sided p-value of Welch's t test of mean(a) − mean(b), the test whose interval welch() publishes
+ * (same standard error, same Welch–Satterthwaite degrees of freedom): below 0.05 exactly when that
+ * interval excludes 0. Null when either count is below 2; with both variances 0, 1 for equal means and 0
+ * otherwise (the one-point interval).
+ */
+export function welchP(a: Moments, b: Moments): number | null {
+  if (a.n < 2 || b.n < 2) return null;
+  const d = a.sum / a.n - b.sum / b.n;
+  const va = variance(a) / a.n;
+  const vb = variance(b) / b.n;
+  const se2 = va + vb;
+  if (se2 <= 0) return d === 0 ? 1 : 0;
+  const df = (se2 * se2) / ((va * va) / (a.n - 1) + (vb * vb) / (b.n - 1));
+  const t = d / Math.sqrt(se2);
+  // 2·P(T > |t|), read from the incomplete beta directly: no cancellation in 1 − CDF for large |t|.
+  return Math.min(1, incompleteBeta(df / (df + t * t), df / 2, 0.5));
 }
 
 export function mean(m: Moments): MeanValue {
@@ -358,5 +456,74 @@ export function meanFigure(cur: Moments, prev: Moments | null): MeanFigure {
     delta: prev && cur.n > 0 && prev.n > 0 ? round(cur.sum / cur.n - prev.sum / prev.n) : null,
     delta_ci95: deltaCi,
     significant: excludesZero(deltaCi),
+    p_value: deltaCi && prev ? pRounded(welchP(cur, prev)) : null,
+    significant_fdr: null,
   };
+}
+
+// --- Many tests in one reply ---------------------------------------------------------------------------
+
+/** The false discovery rate every reply is corrected at. */
+export const FDR_Q = 0.05;
+
+/**
+ * Benjamini–Hochberg at q: which of the p-values (null: no test) are discoveries. The m tests are the
+ * non-null ones; sorted ascending, the largest rank k with p(k) ≤ k·q/m, and every p-value at or below
+ * p(k), are discoveries.
+ */
+export function benjaminiHochberg(ps: readonly (number | null)[], q = FDR_Q): Array<boolean | null> {
+  const tested = ps.map((p, i) => ({ p, i })).filter((x): x is { p: number; i: number } => x.p !== null);
+  tested.sort((a, b) => a.p - b.p);
+  const m = tested.length;
+  let cut = -1;
+  for (let r = m; r >= 1; r--) {
+    if ((tested[r - 1] as { p: number }).p <= (r * q) / m) {
+      cut = r;
+      break;
+    }
+  }
+  const out: Array<boolean | null> = ps.map((p) => (p === null ? null : false));
+  for (let r = 1; r <= cut; r++) out[(tested[r - 1] as { i: number }).i] = true;
+  return out;
+}
+
+export interface MultipleComparisons {
+  method: 'benjamini-hochberg';
+  q: number;
+  tests: number;
+}
+
+interface Tested {
+  p_value: number | null;
+  significant: boolean | null;
+  significant_fdr: boolean | null;
+}
+
+const isTested = (v: object): v is Tested => 'p_value' in v && 'significant_fdr' in v && 'significant' in v;
+
+/**
+ * Corrects every test a reply holds at once: finds each figure with a p_value (anywhere in `body`, in the
+ * order of its fields), applies Benjamini–Hochberg at FDR_Q across the non-null ones, and sets each
+ * figure's significant_fdr (true only where significant is true too, so the corrected flag never claims
+ * more than the uncorrected one). Returns what the reply's context says of it.
+ */
+export function applyFdr(body: unknown): MultipleComparisons {
+  const found: Tested[] = [];
+  const walk = (v: unknown): void => {
+    if (v === null || typeof v !== 'object') return;
+    if (Array.isArray(v)) {
+      for (const x of v) walk(x);
+      return;
+    }
+    // A tested figure holds no other test (its previous value and intervals carry none): not entered.
+    if (isTested(v)) found.push(v);
+    else for (const x of Object.values(v)) walk(x);
+  };
+  walk(body);
+  const flags = benjaminiHochberg(found.map((f) => f.p_value));
+  found.forEach((f, i) => {
+    const flag = flags[i] ?? null;
+    f.significant_fdr = flag === null ? null : flag && f.significant === true;
+  });
+  return { method: 'benjamini-hochberg', q: FDR_Q, tests: flags.filter((x) => x !== null).length };
 }

@@ -19,6 +19,11 @@ import { call, expectServed, readerUrl, startTestApi } from '../support/api.js';
  * deviation, Welch–Satterthwaite. Only the t quantile is the service's, itself tested against published
  * tables in test/unit/reads/stats.test.ts. The fixture hits n = 0, 1 and 2, zero variance, ties, a period with
  * another engine set, a first run and a run still extracting.
+ *
+ * The p-values too: a rate's by inverting the Newcombe interval here (bisection on the normal quantile,
+ * the normal tail integrated numerically), a mean's by checking that the t quantile at 1 − p/2 is the
+ * Welch statistic; significant_fdr by Benjamini–Hochberg written out below, over the p-values the reply
+ * publishes; and the share of voice on the direct universe from the mentions of configured competitors.
  */
 
 let api: LocalApi;
@@ -30,9 +35,13 @@ interface Fact {
   prompt: string;
   state: string;
   recipe: string | null;
-  brands: Array<{ name: string; position: number; tracked: boolean; sentiment: number | null }>;
+  brands: Array<{ name: string; position: number; tracked: boolean; direct: boolean; sentiment: number | null }>;
   domains: string[];
 }
+let configuredCompetitors = 0;
+/** The fixture's prompts by kind, as the store classifies them (the pipeline's branded, else the rule). */
+let brandedPrompts = new Set<string>();
+let otherPrompts = new Set<string>();
 let facts: Fact[] = [];
 let runs: Array<{ id: string; day: string; state: string; started_at: string }> = [];
 
@@ -46,8 +55,9 @@ beforeAll(async () => {
        FROM answers x JOIN runs r ON r.id = x.run_id WHERE x.analysis_id = $1`,
     [EDGE_IDS.analysis],
   );
-  const m = await db.query<{ answer: string; name: string; position: number; tracked: boolean; sentiment: string | null }>(
-    `SELECT m.answer_id AS answer, coalesce(k.name, m.brand_name) AS name, m.position, m.is_tracked AS tracked, m.sentiment
+  const m = await db.query<{ answer: string; name: string; position: number; tracked: boolean; direct: boolean; sentiment: string | null }>(
+    `SELECT m.answer_id AS answer, coalesce(k.name, m.brand_name) AS name, m.position, m.is_tracked AS tracked,
+            m.competitor_id IS NOT NULL AS direct, m.sentiment
        FROM mentions m JOIN answers x ON x.id = m.answer_id LEFT JOIN competitors k ON k.id = m.competitor_id WHERE x.analysis_id = $1`,
     [EDGE_IDS.analysis],
   );
@@ -63,10 +73,21 @@ beforeAll(async () => {
         name: x.name,
         position: x.position,
         tracked: x.tracked,
+        direct: x.direct,
         sentiment: x.sentiment === null ? null : Number(x.sentiment),
       })),
     domains: c.rows.filter((x) => x.answer === r.id).map((x) => x.domain),
   }));
+  configuredCompetitors = (
+    await db.query<{ n: number }>('SELECT count(*)::int AS n FROM competitors WHERE analysis_id = $1', [EDGE_IDS.analysis])
+  ).rows[0]?.n as number;
+  const kinds = await db.query<{ id: string; branded: boolean }>(
+    `SELECT p.id, coalesce(p.branded, fig_branded_rule(p.text, fig_brand_names(p.analysis_id))) AS branded
+       FROM prompts p WHERE p.analysis_id = $1`,
+    [EDGE_IDS.analysis],
+  );
+  brandedPrompts = new Set(kinds.rows.filter((r) => r.branded).map((r) => r.id));
+  otherPrompts = new Set(kinds.rows.filter((r) => !r.branded).map((r) => r.id));
   runs = (
     await db.query<{ id: string; day: string; state: string; started_at: Date }>(
       `SELECT id, to_char((started_at AT TIME ZONE 'UTC')::date, 'YYYY-MM-DD') AS day, state, started_at FROM runs WHERE analysis_id = $1`,
@@ -83,6 +104,111 @@ const A = `/analyses/${EDGE_ANALYSIS}`;
 async function get<T extends z.ZodType>(path: string, schema: T): Promise<z.infer<T>> {
   return expectServed(await call(api, path, EDGE_SECRET), schema);
 }
+
+/**
+ * A p-value recomputed below differs from the published one by the rounding of two independent
+ * computations at most: compared to this, then left out of the exact comparison of everything else.
+ */
+const P_TOLERANCE = 2e-6;
+
+/** Every p_value of a reply by its path (a.b.0.c). */
+function pValues(v: unknown, path = '', out = new Map<string, number | null>()): Map<string, number | null> {
+  if (v === null || typeof v !== 'object') return out;
+  for (const [k, x] of Object.entries(v)) {
+    const here = path ? `${path}.${k}` : k;
+    if (k === 'p_value') out.set(here, x as number | null);
+    else pValues(x, here, out);
+  }
+  return out;
+}
+
+/** Benjamini–Hochberg at q = 0.05, step-up, written out: which p-values are discoveries. */
+function bh(ps: Map<string, number | null>): Map<string, boolean | null> {
+  const tested = [...ps].filter((e): e is [string, number] => e[1] !== null).sort((a, b) => a[1] - b[1]);
+  let k = 0;
+  tested.forEach(([, p], i) => {
+    if (p <= ((i + 1) * 0.05) / tested.length) k = i + 1;
+  });
+  const out = new Map<string, boolean | null>();
+  for (const [path, p] of ps) out.set(path, p === null ? null : false);
+  for (const [path] of tested.slice(0, k)) out.set(path, true);
+  return out;
+}
+
+/**
+ * Holds a reply to its recomputation: each p_value within P_TOLERANCE of the recomputed one, each
+ * significant_fdr the Benjamini–Hochberg verdict on the reply's own p-values (and never true where
+ * significant is not), and every other field exactly.
+ */
+function expectFigures(actual: unknown, expected: unknown, whole: unknown = actual) {
+  const pa = pValues(actual);
+  const pe = pValues(expected);
+  expect([...pa.keys()].sort()).toEqual([...pe.keys()].sort());
+  for (const [path, p] of pe) {
+    const got = pa.get(path) ?? null;
+    if (p === null || got === null) expect([path, got]).toEqual([path, p]);
+    else expect([path, Math.abs(got - p) <= P_TOLERANCE ? 'close' : got]).toEqual([path, 'close']);
+  }
+  const flags = bh(pValues(whole));
+  const prefix = findPrefix(whole, actual);
+  const settle = (v: unknown, path: string, withP: boolean): unknown => {
+    if (Array.isArray(v)) return v.map((x, i) => settle(x, `${path}.${i}`, withP));
+    if (v === null || typeof v !== 'object') return v;
+    const o = Object.fromEntries(Object.entries(v).map(([k, x]) => [k, settle(x, path ? `${path}.${k}` : k, withP)]));
+    if ('p_value' in o) {
+      o.p_value = null;
+      if (!withP) {
+        const flag = flags.get(`${prefix}${path ? `${path}.` : ''}p_value`) ?? null;
+        o.significant_fdr = flag === null ? null : flag && o.significant === true;
+      }
+    }
+    return o;
+  };
+  expect(settle(actual, '', true)).toEqual(settle(expected, '', false));
+}
+
+/** The path of `part` inside `whole` ('' for the whole itself), so that its p-values are found in the whole's. */
+function findPrefix(whole: unknown, part: unknown, path = ''): string {
+  if (whole === part) return path;
+  if (whole === null || typeof whole !== 'object') return '\0';
+  for (const [k, x] of Object.entries(whole)) {
+    const found = findPrefix(x, part, `${path}${k}.`);
+    if (found !== '\0') return found;
+  }
+  return '\0';
+}
+
+const withoutSegments = (b: { segments: unknown; context: unknown }) => ({ ...b, segments: null, context: null });
+
+type Counted = { numerator: number; denominator: number } | { count: number };
+/** Each count of the two segments (answers, numerators, denominators, counts) adds up to the pooled one. */
+function expectAddsUp(
+  segments: { branded: Record<string, unknown>; non_branded: Record<string, unknown> } | null,
+  pooled: Record<string, unknown>,
+) {
+  if (!segments) throw new Error('segments asked for, none served');
+  /** Every count of a headline, as [numerator, denominator] pairs (a mean's count and the volumes: [n, 0]). */
+  const counts = (h: Record<string, unknown>) => {
+    const out = new Map<string, [number, number]>();
+    for (const [k, v] of Object.entries(h)) {
+      if (typeof v === 'number') out.set(k, [v, 0]);
+      const c = v as Counted | null;
+      if (!c || typeof c !== 'object') continue;
+      if ('count' in c) out.set(`${k}.count`, [c.count, 0]);
+      else if ('numerator' in c) out.set(`${k}.n`, [c.numerator, c.denominator]);
+    }
+    return out;
+  };
+  const [b, n, all] = [counts(segments.branded), counts(segments.non_branded), counts(pooled)];
+  expect(b.size).toBeGreaterThan(0);
+  for (const [k, [x, y]] of b) {
+    const [u, v] = n.get(k) ?? [Number.NaN, Number.NaN];
+    expect([k, x + u, y + v]).toEqual([k, ...(all.get(k) ?? [])]);
+  }
+}
+
+/** The context's count of tests: every non-null p_value of the reply. */
+const testsOf = (body: unknown) => [...pValues(body).values()].filter((p) => p !== null).length;
 
 // --- The formulas, from their definitions -----------------------------------------------------------
 
@@ -114,6 +240,40 @@ function newcombe(k1: number, n1: number, k2: number, n2: number): Iv {
   };
 }
 const excludes0 = (iv: Iv) => (iv ? iv.low > 0 || iv.high < 0 : null);
+
+/** Φ(z) − 1/2 for z ≥ 0, by Simpson's rule on the normal density (4,000 intervals). */
+function normalHalf(z: number): number {
+  const n = 4000;
+  const h = z / n;
+  const f = (x: number) => Math.exp((-x * x) / 2) / Math.sqrt(2 * Math.PI);
+  let s = f(0) + f(z);
+  for (let i = 1; i < n; i++) s += (i % 2 ? 4 : 2) * f(i * h);
+  return (s * h) / 3;
+}
+/** Wilson at any quantile z. */
+function wilsonAt(k: number, n: number, z: number): [number, number] {
+  const p = k / n;
+  const centre = (p + (z * z) / (2 * n)) / (1 + (z * z) / n);
+  const half = (z / (1 + (z * z) / n)) * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n));
+  return [Math.max(0, centre - half), Math.min(1, centre + half)];
+}
+/** The p-value the Newcombe interval implies: the quantile z at which its bound reaches 0, as 2·(1 − Φ(z)). */
+function newcombeP(k1: number, n1: number, k2: number, n2: number): number {
+  const [p1, p2] = [k1 / n1, k2 / n2];
+  if (p1 === p2) return 1;
+  const excludes = (z: number) => {
+    const [a, b] = [wilsonAt(k1, n1, z), wilsonAt(k2, n2, z)];
+    return p1 > p2 ? p1 - p2 - Math.hypot(p1 - a[0], b[1] - p2) > 0 : p1 - p2 + Math.hypot(a[1] - p1, p2 - b[0]) < 0;
+  };
+  let [lo, hi] = [0, 8];
+  if (excludes(hi)) return 0;
+  for (let i = 0; i < 80; i++) {
+    const mid = (lo + hi) / 2;
+    if (excludes(mid)) lo = mid;
+    else hi = mid;
+  }
+  return r6(1 - 2 * normalHalf((lo + hi) / 2));
+}
 function rateOf(k: number, n: number, prev: [number, number] | null, measured = true) {
   const value = (kk: number, nn: number) => (nn > 0 ? r6(kk / nn) : null);
   const cur = { value: measured ? value(k, n) : null, numerator: k, denominator: n, ci95: measured ? wilson(k, n) : null };
@@ -125,6 +285,8 @@ function rateOf(k: number, n: number, prev: [number, number] | null, measured = 
     delta: both ? r6(k / n - prev[0] / prev[1]) : null,
     delta_ci95: d,
     significant: excludes0(d),
+    p_value: d && prev ? newcombeP(k, n, prev[0], prev[1]) : null,
+    significant_fdr: null as boolean | null,
   };
 }
 const avg = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
@@ -145,6 +307,25 @@ function welch(a: number[], b: number[]): Iv {
   const half = tQuantile(0.975, df) * Math.sqrt(va + vb);
   return { low: r6(d - half), high: r6(d + half) };
 }
+/**
+ * Welch's p-value, found as the level whose t quantile is the Welch statistic (bisection on the service's
+ * t quantile, itself held to published tables): no incomplete beta function involved.
+ */
+function welchP(a: number[], b: number[]): number {
+  const [va, vb] = [sampleVar(a) / a.length, sampleVar(b) / b.length];
+  const d = avg(a) - avg(b);
+  if (va + vb < 1e-20) return Math.abs(d) < 1e-12 ? 1 : 0;
+  const df = (va + vb) ** 2 / (va ** 2 / (a.length - 1) + vb ** 2 / (b.length - 1));
+  const t = Math.abs(d) / Math.sqrt(va + vb);
+  if (t < 1e-12) return 1;
+  let [lo, hi] = [1e-12, 1 - 1e-12];
+  for (let i = 0; i < 60; i++) {
+    const mid = (lo + hi) / 2;
+    if (tQuantile(1 - mid / 2, df) > t) lo = mid;
+    else hi = mid;
+  }
+  return r6((lo + hi) / 2);
+}
 function meanOf(xs: number[], prev: number[] | null) {
   const one = (v: number[]) => ({ value: v.length ? r6(avg(v)) : null, count: v.length, ci95: tInterval(v) });
   const d = prev ? welch(xs, prev) : null;
@@ -154,13 +335,15 @@ function meanOf(xs: number[], prev: number[] | null) {
     delta: prev && xs.length && prev.length ? r6(avg(xs) - avg(prev)) : null,
     delta_ci95: d,
     significant: excludes0(d),
+    p_value: d && prev ? welchP(xs, prev) : null,
+    significant_fdr: null as boolean | null,
   };
 }
 
 // --- Raw figures of a set of runs ---------------------------------------------------------------------
 
-function raw(runIds: string[], engine?: string) {
-  const all = facts.filter((f) => runIds.includes(f.run) && (!engine || f.engine === engine));
+function raw(runIds: string[], engine?: string, prompts?: Set<string>) {
+  const all = facts.filter((f) => runIds.includes(f.run) && (!engine || f.engine === engine) && (!prompts || prompts.has(f.prompt)));
   const ok = all.filter((f) => f.state === 'extracted');
   const tracked = ok.flatMap((f) => f.brands.filter((b) => b.tracked));
   return {
@@ -169,6 +352,8 @@ function raw(runIds: string[], engine?: string) {
     mentioned: ok.filter((f) => f.brands.some((b) => b.tracked)).length,
     tracked: tracked.length,
     brands: ok.reduce((n, f) => n + f.brands.length, 0),
+    directMentions: ok.reduce((n, f) => n + f.brands.filter((b) => b.direct && !b.tracked).length, 0),
+    discovered: new Set(ok.flatMap((f) => f.brands.filter((b) => !b.direct && !b.tracked).map((b) => b.name))).size,
     positions: ok
       .filter((f) => f.brands.some((b) => b.tracked))
       .map((f) => Math.min(...f.brands.filter((b) => b.tracked).map((b) => b.position))),
@@ -192,6 +377,23 @@ function headlineOf(cur: ReturnType<typeof raw>, prev: ReturnType<typeof raw> | 
     average_position: meanOf(cur.positions, prev ? prev.positions : null),
     sentiment: meanOf(cur.sentiments, prev ? prev.sentiments : null),
     source_share: { ...rateOf(cur.owned, cur.citations, prev && [prev.owned, prev.citations]), null_reason: reason },
+  };
+}
+/** The headline of a whole window: the same, with the share of voice among the direct competitors only. */
+function windowHeadlineOf(cur: ReturnType<typeof raw>, prev: ReturnType<typeof raw> | null) {
+  const { answers, extracted_answers, visibility, share_of_voice, ...rest } = headlineOf(cur, prev);
+  const n = cur.tracked + cur.directMentions;
+  return {
+    answers,
+    extracted_answers,
+    visibility,
+    share_of_voice,
+    share_of_voice_direct: {
+      ...rateOf(cur.tracked, n, prev && [prev.tracked, prev.tracked + prev.directMentions]),
+      null_reason: cur.extracted === 0 ? 'not_measured' : n === 0 ? 'no_mentions' : null,
+    },
+    share_of_voice_universe: { direct: configuredCompetitors, discovered: cur.discovered },
+    ...rest,
   };
 }
 function changesOf(cur: ReturnType<typeof raw>, prev: ReturnType<typeof raw>) {
@@ -227,16 +429,43 @@ describe('figures recomputed from the raw rows (get_metrics, list_engines)', () 
     const body = await get(`${A}/metrics?${qs}`, getMetrics.output);
     const c = raw(cur);
     const p = prev && raw(prev);
-    expect(body.metrics).toEqual(headlineOf(c, p));
+    expectFigures(body.metrics, windowHeadlineOf(c, p), body);
+    expect(body.context.multiple_comparisons).toEqual({ method: 'benjamini-hochberg', q: 0.05, tests: testsOf(body) });
     if (p) {
       expect(body.context.comparison).toMatchObject(changesOf(c, p));
       expect(body.context.comparison?.changes).toEqual(changes);
     } else expect(body.context.comparison).toBeNull();
 
+    expect(body.segments).toBeNull();
+    // segments=branded: the same figures over each kind of prompt, from the rows of those prompts only.
+    const split = await get(`${A}/metrics?${qs}&segments=branded`, getMetrics.output);
+    expect(withoutSegments(split)).toEqual(withoutSegments(body));
+    const seg = (kind: Set<string>, engine?: string) => headlineOf(raw(cur, engine, kind), prev && raw(prev, engine, kind));
+    expectFigures(split.segments, { branded: seg(brandedPrompts), non_branded: seg(otherPrompts) }, split);
+    expect(split.context.multiple_comparisons.tests).toBe(testsOf(split));
+    expectAddsUp(split.segments, split.metrics);
+
     const engines = await get(`${A}/engines?${qs}`, listEngines.output);
     expect(engines.items.map((i) => i.engine.key)).toEqual(['chatgpt', 'perplexity']);
+    const splitEngines = await get(`${A}/engines?${qs}&segments=branded`, listEngines.output);
+    for (const item of splitEngines.items) {
+      const key = item.engine.key;
+      expectFigures(item.segments, { branded: seg(brandedPrompts, key), non_branded: seg(otherPrompts, key) }, splitEngines);
+      expectAddsUp(item.segments, item);
+    }
+    const series = await get(
+      `${A}/metrics/timeseries?${qs.replace('window=last-run', 'window=7d')}&segments=branded`,
+      getMetricsTimeseries.output,
+    );
+    expect(series.segments).not.toBeNull();
+    expectAddsUp(series.segments, series.summary);
     for (const item of engines.items)
-      expect(item).toEqual({ engine: item.engine, ...headlineOf(raw(cur, item.engine.key), prev && raw(prev, item.engine.key)) });
+      expectFigures(
+        item,
+        { engine: item.engine, segments: null, ...headlineOf(raw(cur, item.engine.key), prev && raw(prev, item.engine.key)) },
+        engines,
+      );
+    expect(engines.context.multiple_comparisons.tests).toBe(testsOf(engines));
   });
 
   test('the three sets compared, one at a time, are those of the raw rows', () => {
@@ -258,10 +487,11 @@ describe('competitors: ties and means per brand (list_competitors)', () => {
     const rival = body.items.find((i) => i.name === 'Rival');
     expect(body.tracked.rank).toBe(1);
     expect(rival?.rank).toBe(1);
-    expect(rival?.average_position).toEqual(meanOf(brandPositions([E2], 'Rival'), brandPositions([E1], 'Rival')));
-    expect(body.tracked.average_position).toEqual(meanOf(brandPositions([E2], 'Fixo'), brandPositions([E1], 'Fixo')));
+    expectFigures(rival?.average_position, meanOf(brandPositions([E2], 'Rival'), brandPositions([E1], 'Rival')), body);
+    expectFigures(body.tracked.average_position, meanOf(brandPositions([E2], 'Fixo'), brandPositions([E1], 'Fixo')), body);
     const nimbus = body.items.find((i) => i.name === 'Nimbus');
-    expect(nimbus?.average_position).toEqual(meanOf(brandPositions([E2], 'Nimbus'), brandPositions([E1], 'Nimbus')));
+    expectFigures(nimbus?.average_position, meanOf(brandPositions([E2], 'Nimbus'), brandPositions([E1], 'Nimbus')), body);
+    expect(body.context.multiple_comparisons.tests).toBe(testsOf(body));
   });
 });
 
@@ -334,6 +564,8 @@ describe('what changed since the previous run (get_run)', () => {
         { engine: { key: 'chatgpt', name: 'ChatGPT' }, visibility: vis('chatgpt') },
         { engine: { key: 'perplexity', name: 'Perplexity' }, visibility: vis('perplexity') },
       ],
+      // No engine of this fixture declares its model.
+      models: before ? [] : null,
     };
   }
 
@@ -345,7 +577,7 @@ describe('what changed since the previous run (get_run)', () => {
   ])('%s: %s', async (_label, _what, i) => {
     const id = EDGE_IDS.runs[i as 0 | 1 | 2 | 3];
     const body = await get(`${A}/runs/${id}`, getRun.output);
-    expect(body.changes).toEqual(expectedChanges(id));
+    expectFigures(body.changes, expectedChanges(id));
   });
 
   test('by hand: E2 against E1, and latest (E3, extracting) is null', async () => {

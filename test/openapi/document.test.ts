@@ -269,7 +269,8 @@ describe('shared parts are named components, referred to, not copied', () => {
     ajv.addSchema(doc as object, 'openapi.json');
     const check = (schema: string, value: unknown) => ajv.compile({ $ref: `openapi.json#/components/schemas/${schema}` })(value);
     // The extended parts themselves are open; each place that uses one closes it.
-    expect(schemas.metrics.properties.metrics).toEqual({ $ref: '#/components/schemas/headline_metrics', unevaluatedProperties: false });
+    expect(schemas.metrics.properties.metrics).toEqual({ $ref: '#/components/schemas/window_metrics' });
+    expect(schemas.window_metrics.allOf).toEqual([{ $ref: '#/components/schemas/headline_metrics' }]);
     const rate = {
       value: 0.5,
       numerator: 1,
@@ -279,6 +280,8 @@ describe('shared parts are named components, referred to, not copied', () => {
       delta: null,
       delta_ci95: null,
       significant: null,
+      p_value: null,
+      significant_fdr: null,
     };
     const mean = {
       value: 1.5,
@@ -288,6 +291,8 @@ describe('shared parts are named components, referred to, not copied', () => {
       delta: null,
       delta_ci95: null,
       significant: null,
+      p_value: null,
+      significant_fdr: null,
     };
     const metrics = {
       answers: 2,
@@ -298,13 +303,18 @@ describe('shared parts are named components, referred to, not copied', () => {
       sentiment: mean,
       source_share: { ...rate, null_reason: null },
     };
-    const engine = { ...metrics, engine: { key: 'chatgpt', name: 'ChatGPT' } };
+    const engine = { ...metrics, engine: { key: 'chatgpt', name: 'ChatGPT' }, segments: null };
     expect(check('engine_metrics', engine)).toBe(true);
     expect(check('headline_metrics', metrics)).toBe(true);
     // A field the contract does not name is refused at every level, as when each part was written out.
     expect(check('engine_metrics', { ...engine, extra: 1 })).toBe(false);
-    expect(check('metrics/properties/metrics', metrics)).toBe(true);
-    expect(check('metrics/properties/metrics', { ...metrics, engine: engine.engine })).toBe(false);
+    const windowMetrics = {
+      ...metrics,
+      share_of_voice_direct: { ...rate, null_reason: null },
+      share_of_voice_universe: { direct: 0, discovered: 0 },
+    };
+    expect(check('metrics/properties/metrics', windowMetrics)).toBe(true);
+    expect(check('metrics/properties/metrics', { ...windowMetrics, engine: engine.engine })).toBe(false);
     expect(check('engine_metrics', { ...engine, visibility: { ...rate, extra: 1 } })).toBe(false);
     expect(check('engine_metrics', { ...engine, source_share: { ...metrics.source_share, extra: 1 } })).toBe(false);
     expect(

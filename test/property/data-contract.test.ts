@@ -21,7 +21,9 @@ import {
   type Dataset,
   datasetArb,
   expectedBrands,
+  expectedCategories,
   expectedCoverage,
+  expectedDirectShare,
   expectedHeadline,
   expectedSources,
   type HeadlineLike,
@@ -61,6 +63,27 @@ afterAll(async () => {
   await api?.close();
   await store?.close();
 });
+
+/**
+ * Every figure of a reply with a p_value: its significant_fdr is the Benjamini–Hochberg verdict at q = 0.05
+ * on the reply's published p-values, and never true where significant is not; the context counts the tests.
+ */
+function expectBenjaminiHochberg(body: { context: { multiple_comparisons: unknown } }): void {
+  const found: Array<{ p_value: number | null; significant: boolean | null; significant_fdr: boolean | null }> = [];
+  const walk = (v: unknown): void => {
+    if (v === null || typeof v !== 'object') return;
+    if ('p_value' in v) found.push(v as (typeof found)[number]);
+    for (const x of Object.values(v)) walk(x);
+  };
+  walk(body);
+  const ps = found.flatMap((f) => (f.p_value === null ? [] : [f.p_value])).sort((a, b) => a - b);
+  let cut = -1;
+  ps.forEach((p, i) => {
+    if (p <= ((i + 1) * 0.05) / ps.length) cut = p;
+  });
+  expect(body.context.multiple_comparisons).toEqual({ method: 'benjamini-hochberg', q: 0.05, tests: ps.length });
+  for (const f of found) expect(f.significant_fdr).toBe(f.p_value === null ? null : f.p_value <= cut && f.significant === true);
+}
 
 /** The reads called so far, by name: the last test holds them to the read table. */
 const called = new Set<string>();
@@ -214,6 +237,39 @@ async function checkAnalysis(ds: Dataset, a: AnalysisRows, limit: number): Promi
   expect(
     Object.fromEntries(byKey(sources.items, (s) => s.domain).map((s) => [s.domain, { citations: s.citations, answers: s.answers }])),
   ).toEqual(want);
+  // Categories: every citation of the window in exactly one, as the domains' categories say.
+  const cats = expectedCategories(a);
+  expect({
+    owned: [sources.categories.owned.numerator, sources.categories.owned.denominator],
+    competitor: [sources.categories.competitor.numerator, sources.categories.competitor.denominator],
+    other: [sources.categories.other.numerator, sources.categories.other.denominator],
+  }).toEqual({ owned: [cats.owned, cats.all], competitor: [cats.competitor, cats.all], other: [cats.other, cats.all] });
+  const competitorDomains = new Set(a.competitors.map((c) => c.domain));
+  for (const item of sources.items)
+    expect([item.domain, item.category]).toEqual([
+      item.domain,
+      a.owned.includes(item.domain) ? 'owned' : competitorDomains.has(item.domain) ? 'competitor' : 'other',
+    ]);
+
+  // The share of voice on the direct universe, and how many brands each share counts.
+  const direct3 = expectedDirectShare(a);
+  expect({
+    numerator: metrics.metrics.share_of_voice_direct.numerator,
+    denominator: metrics.metrics.share_of_voice_direct.denominator,
+    universe: metrics.metrics.share_of_voice_universe,
+  }).toEqual(direct3);
+
+  // significant_fdr: Benjamini–Hochberg at 0.05 on the p-values each reply publishes, never beyond significant.
+  for (const path of [
+    `${base}/metrics?window=7d`,
+    `${base}/engines?window=7d`,
+    `${base}/competitors?window=7d`,
+    `${base}/sources?window=7d`,
+  ]) {
+    const reply = await get(path, key);
+    expect({ path, status: reply.status }).toEqual({ path, status: 200 });
+    expectBenjaminiHochberg(reply.body);
+  }
 
   // Competitors: every brand once per answer naming it, under the name the read reports.
   const brands = expectedBrands(a);

@@ -647,3 +647,39 @@ export function expectedBrands(a: AnalysisRows) {
   }
   return by;
 }
+
+/**
+ * The share of voice on the direct universe (window=all): the tracked brand's mentions over its own and the
+ * direct competitors' mentions in extracted answers of finished runs, and how many other brands were named.
+ */
+export function expectedDirectShare(a: AnalysisRows) {
+  const finished = new Set(a.runs.filter((r) => r.state === 'finished').map((r) => r.id));
+  let tracked = 0;
+  let direct = 0;
+  const discovered = new Set<string>();
+  for (const x of a.answers) {
+    if (!finished.has(x.run) || x.state !== 'extracted') continue;
+    for (const m of x.mentions) {
+      if (m.tracked) tracked += 1;
+      else if (m.competitor) direct += 1;
+      else discovered.add(m.brand);
+    }
+  }
+  return {
+    numerator: tracked,
+    denominator: tracked + direct,
+    universe: { direct: a.competitors.length, discovered: discovered.size },
+  };
+}
+
+/** Citations per source category (window=all): owned domains, the direct competitors' domains, the rest. */
+export function expectedCategories(a: AnalysisRows) {
+  const owned = new Set(a.owned);
+  const competitor = new Set(a.competitors.map((c) => c.domain).filter((d): d is string => d !== null));
+  const out = { owned: 0, competitor: 0, other: 0, all: 0 };
+  for (const [domain, s] of Object.entries(expectedSources(a))) {
+    out[owned.has(domain) ? 'owned' : competitor.has(domain) ? 'competitor' : 'other'] += s.citations;
+    out.all += s.citations;
+  }
+  return out;
+}

@@ -107,7 +107,7 @@ export const OPERATIONS = {
           "none",
           "branded"
         ],
-        "description": "branded: also give segments, the same figures over branded prompts (naming the tracked brand) and over the others; none (default): segments null. Costs more: ask for it when the split matters."
+        "description": "branded: add segments (figures split by prompts naming the brand or not; costs more)."
       }
     ],
     "paging": null,
@@ -163,7 +163,7 @@ export const OPERATIONS = {
           "none",
           "branded"
         ],
-        "description": "branded: also give segments, the same figures over branded prompts (naming the tracked brand) and over the others; none (default): segments null. Costs more: ask for it when the split matters."
+        "description": "branded: add segments (figures split by prompts naming the brand or not; costs more)."
       }
     ],
     "paging": null,
@@ -220,7 +220,7 @@ export const OPERATIONS = {
           "none",
           "branded"
         ],
-        "description": "branded: also give segments, the same figures over branded prompts (naming the tracked brand) and over the others; none (default): segments null. Costs more: ask for it when the split matters."
+        "description": "branded: add segments (figures split by prompts naming the brand or not; costs more)."
       }
     ],
     "paging": "single",

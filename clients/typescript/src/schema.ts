@@ -98,7 +98,7 @@ export interface paths {
         };
         /**
          * Competitors ranked over a window
-         * @description Direct (configured) and indirect (found in answers) competitors ranked by mentions, with share of voice, visibility and average position; the tracked brand with its own rank. All direct ones; the 50 most mentioned indirect ones. Use it to see which brands AI engines name beside or instead of the tracked one.
+         * @description Direct (configured) and indirect (found in answers) competitors ranked by mentions, with share of voice, visibility and average position; the tracked brand with its own rank. All direct ones; the 50 most mentioned indirect ones. Use it to see which brands AI engines name beside or instead of it.
          *
          *     MCP tool: `list_competitors`.
          */
@@ -120,7 +120,7 @@ export interface paths {
         };
         /**
          * Headline metrics per AI engine
-         * @description The headline figures broken down per AI engine, configured engines first; segments=branded adds each engine’s figures over branded and non-branded prompts. Use it to compare engines.
+         * @description The headline figures per AI engine, configured engines first. Use it to compare engines.
          *
          *     MCP tool: `list_engines`.
          */
@@ -164,7 +164,7 @@ export interface paths {
         };
         /**
          * Prompts of a group with per-engine metrics
-         * @description The prompts in one group now, each with its headline figures over all engines and per engine: the only per-prompt figures; the groups read’s figures are the sums of these rows. Use it to find the questions behind a group’s figures. Paged by limit and offset in creation order. A prompt weighs about 2.2 KB per engine, so a large page can exceed what an assistant shows whole: at 6 engines ask for at most 2.
+         * @description The prompts in one group now, each with its headline figures over all engines and per engine: the only per-prompt figures. Use it for the questions behind a group. Paged by limit and offset in creation order. A prompt weighs about 2.2 KB per engine, so a large page can exceed what an assistant shows whole: at 6 engines ask for at most 2.
          *
          *     MCP tool: `list_group_prompts`.
          */
@@ -186,7 +186,7 @@ export interface paths {
         };
         /**
          * Headline metrics over a window
-         * @description Headline figures of the tracked brand: visibility, share of voice (over all brands named, and over its direct competitors only), average position, sentiment and source share, each with previous value, delta, significance and p-value. segments=branded adds the same figures over branded and non-branded prompts. Use it first, for how the brand is doing and how that changed.
+         * @description Headline figures of the tracked brand: visibility, share of voice (over all brands, and over direct competitors only), average position, sentiment and source share, each with previous value, delta, significance and p-value. Use it first.
          *
          *     MCP tool: `get_metrics`.
          */
@@ -208,7 +208,7 @@ export interface paths {
         };
         /**
          * Daily series of headline metrics
-         * @description One point per UTC day: the headline figures of the day’s latest run (rates and means with their 95% intervals; the summary adds the comparison); a day without a run is {day, state: no_run}. Use it for trends. Window: the days up to the latest collection (default 30d), all of them, or from/to (UTC days); no last-run. A day with a run weighs about 0.64 KB, so beyond about 60 days (all, a wide from/to) a result can exceed what an assistant shows whole: ask for 30d or less, or walk from/to spans of at most 50 days.
+         * @description One point per UTC day: the headline figures of the day’s latest run (with 95% intervals; the summary adds the comparison); a day without a run is {day, state: no_run}. Use it for trends. Window: the days up to the latest collection (default 30d), all of them, or from/to (UTC days); no last-run. A day with a run weighs about 0.64 KB, so beyond about 60 days a result can exceed what an assistant shows whole: ask for 30d or less, or walk from/to spans of at most 50 days.
          *
          *     MCP tool: `get_metrics_timeseries`.
          */
@@ -230,7 +230,7 @@ export interface paths {
         };
         /**
          * List the prompts of an analysis (no metrics)
-         * @description Every prompt of the analysis with its group (null: none), language and creation date, oldest first, in one page. No figures: use it to see what is asked; per-prompt figures come from list_group_prompts.
+         * @description Every prompt of the analysis with its group (null: none), language, creation date and branded (names the brand or not), oldest first, in one page. No figures: use it to see what is asked; per-prompt figures come from list_group_prompts.
          *
          *     MCP tool: `list_prompts`.
          */
@@ -1034,8 +1034,15 @@ export interface components {
             /** Format: int64 */
             tests: number;
         };
-        /** @description A prompt of the analysis, with its group, language and creation date. */
+        /** @description A prompt of the analysis, with its group, language, creation date and whether it names the tracked brand. */
         prompt: {
+            /** @description True when the prompt names the tracked brand (branded), false otherwise: as the pipeline classified it, or else by the rule (the text names the brand or one of its aliases, case- and accent-insensitively, on word boundaries). */
+            branded: boolean;
+            /**
+             * @description pipeline: classified by the collection pipeline, which wins; rule: the pipeline left it unclassified, the rule decided.
+             * @enum {string}
+             */
+            branded_source: "pipeline" | "rule";
             /**
              * Format: date-time
              * @description When the prompt was added to the analysis.
@@ -1076,6 +1083,13 @@ export interface components {
                 engine: components["schemas"]["engine_ref"];
             } & components["schemas"]["headline_metrics"])[];
             prompt: {
+                /** @description True when the prompt names the tracked brand (branded), false otherwise: as the pipeline classified it, or else by the rule (the text names the brand or one of its aliases, case- and accent-insensitively, on word boundaries). */
+                branded: boolean;
+                /**
+                 * @description pipeline: classified by the collection pipeline, which wins; rule: the pipeline left it unclassified, the rule decided.
+                 * @enum {string}
+                 */
+                branded_source: "pipeline" | "rule";
                 /** Format: uuid */
                 id: string;
                 /** @description ISO 639-1. */
@@ -1719,7 +1733,7 @@ export interface components {
         from: string;
         /** @description Page size, 1..200. */
         limit: number;
-        /** @description branded: also give segments, the same figures over branded prompts (naming the tracked brand) and over the others; none (default): segments null. Costs more: ask for it when the split matters. */
+        /** @description branded: add segments (figures split by prompts naming the brand or not; costs more). */
         segments: "none" | "branded";
         /** @description Last UTC day, inclusive, 2000-01-01..2099-12-31; with from, at most 366 days. */
         to: string;
@@ -1949,7 +1963,7 @@ export interface operations {
             query?: {
                 /** @description First UTC day of a custom window, inclusive, 2000-01-01..2099-12-31; with to, at most 366 days. */
                 from?: components["parameters"]["from"];
-                /** @description branded: also give segments, the same figures over branded prompts (naming the tracked brand) and over the others; none (default): segments null. Costs more: ask for it when the split matters. */
+                /** @description branded: add segments (figures split by prompts naming the brand or not; costs more). */
                 segments?: components["parameters"]["segments"];
                 /** @description Last UTC day, inclusive, 2000-01-01..2099-12-31; with from, at most 366 days. */
                 to?: components["parameters"]["to"];
@@ -2080,7 +2094,7 @@ export interface operations {
             query?: {
                 /** @description First UTC day of a custom window, inclusive, 2000-01-01..2099-12-31; with to, at most 366 days. */
                 from?: components["parameters"]["from"];
-                /** @description branded: also give segments, the same figures over branded prompts (naming the tracked brand) and over the others; none (default): segments null. Costs more: ask for it when the split matters. */
+                /** @description branded: add segments (figures split by prompts naming the brand or not; costs more). */
                 segments?: components["parameters"]["segments"];
                 /** @description Last UTC day, inclusive, 2000-01-01..2099-12-31; with from, at most 366 days. */
                 to?: components["parameters"]["to"];
@@ -2123,7 +2137,7 @@ export interface operations {
             query?: {
                 /** @description First UTC day of a custom window, inclusive, 2000-01-01..2099-12-31; with to, at most 366 days. */
                 from?: components["parameters"]["from"];
-                /** @description branded: also give segments, the same figures over branded prompts (naming the tracked brand) and over the others; none (default): segments null. Costs more: ask for it when the split matters. */
+                /** @description branded: add segments (figures split by prompts naming the brand or not; costs more). */
                 segments?: components["parameters"]["segments"];
                 /** @description Last UTC day, inclusive, 2000-01-01..2099-12-31; with from, at most 366 days. */
                 to?: components["parameters"]["to"];

@@ -4,7 +4,7 @@ import { analysisParam, limitParam, listOf, timestamp, uuid } from '../contracts
 import { engineRef, rateSchema } from '../contracts/rates.js';
 import { runRef, type runState } from '../contracts/run.js';
 import * as z from '../contracts/zod.js';
-import { type RateFigure, rateFigure } from '../stats.js';
+import { applyFdr, type RateFigure, rateFigure } from '../stats.js';
 import { defineRead, scopedAnalysis } from '../types.js';
 
 // The engine lifecycle is that of shared/admin/sql/migrations/002_measurements.sql (the run's: contracts/run.ts).
@@ -64,6 +64,20 @@ const runChanges = z
           .meta({ id: 'run_engine_change', description: 'One engine’s visibility change.' }),
       )
       .describe('Per engine of either run, the analysis engines first.'),
+    models: z
+      .array(
+        z
+          .object({
+            engine: engineRef,
+            previous: z.string().describe('The model the engine answered with in the previous run.'),
+            current: z.string().describe('The model the engine answered with in this run.'),
+          })
+          .meta({ id: 'run_model_change', description: 'An engine that answered with another model than in the previous run.' }),
+      )
+      .nullable()
+      .describe(
+        'Engines whose model changed since the previous run (both models known and different), the analysis engines first: their figures are not like for like across the two runs. Null for a first run.',
+      ),
   })
   .nullable()
   .meta({ id: 'run_changes', description: 'What changed since the previous finished run. Null while this run is not finished.' });
@@ -114,6 +128,7 @@ interface ChangesJson {
   domains_entered_total: number;
   domains_left: string[];
   domains_left_total: number;
+  models?: Array<{ engine: string; previous: string; current: string }> | null;
 }
 
 interface RunRow {
@@ -157,7 +172,7 @@ function changesOf(c: ChangesJson | null, configured: string[]) {
     rateFigure(cur.k, cur.n, hasPrev ? prev : null);
   const names = (entered: string[], enteredTotal: number, left: string[], leftTotal: number) =>
     hasPrev ? { entered, left, entered_total: enteredTotal, left_total: leftTotal } : null;
-  return {
+  const changes = {
     previous_run: c.previous_run && { id: c.previous_run.id, started_at: new Date(c.previous_run.started_at).toISOString() },
     brands: names(c.brands_entered, c.brands_entered_total, c.brands_left, c.brands_left_total),
     domains: names(c.domains_entered, c.domains_entered_total, c.domains_left, c.domains_left_total),
@@ -166,7 +181,15 @@ function changesOf(c: ChangesJson | null, configured: string[]) {
       const e = per.get(k) as { name: string; cur: { k: number; n: number }; prev: { k: number; n: number } };
       return { engine: { key: k, name: e.name }, visibility: fig(e.cur, e.prev) };
     }),
+    models: hasPrev
+      ? (c.models ?? [])
+          .map((m) => ({ engine: { key: m.engine, name: per.get(m.engine)?.name ?? m.engine }, previous: m.previous, current: m.current }))
+          .sort((a, b) => rank(a.engine.key) - rank(b.engine.key) || (a.engine.key < b.engine.key ? -1 : 1))
+      : null,
   };
+  // The visibility changes, overall and per engine, are corrected together (significant_fdr).
+  applyFdr(changes);
+  return changes;
 }
 
 const countsOf = (e: EngineRow) => ({ expected: e.expected, collected: e.collected, extracted: e.extracted, failed: e.failed });
@@ -234,7 +257,7 @@ export const getRun = defineRead({
       analysis,
       latest ? null : input.run.toLowerCase(),
     ]);
-    if (!row) throw new NotFound('run');
+    if (!row) throw new NotFound(latest ? 'latest run' : 'run');
     const engines = row.engines ?? [];
     const sum = (k: 'expected' | 'collected' | 'extracted' | 'failed') => engines.reduce((s, e) => s + e[k], 0);
     return {

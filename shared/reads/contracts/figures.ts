@@ -1,6 +1,6 @@
 import { WINDOW_NAMES } from '../windows.js';
 import { day, timestamp } from './common.js';
-import { bounds, count, engineRef, interval, rate, rateSchema, significant } from './rates.js';
+import { bounds, count, engineRef, interval, pValue, rate, rateSchema, significant, significantFdr } from './rates.js';
 import { runRef } from './run.js';
 import * as z from './zod.js';
 
@@ -28,6 +28,8 @@ const mean = meanValue
       .nullable()
       .describe('Welch’s 95% interval of delta (Welch–Satterthwaite df; one point when both variances are 0); null when either count < 2.'),
     significant,
+    p_value: pValue('Welch t test'),
+    significant_fdr: significantFdr,
   })
   .meta({
     id: 'mean',
@@ -112,7 +114,79 @@ export const headlineSchema = z
   });
 export type Headline = z.infer<typeof headlineSchema>;
 
-export const COMPARISON_CHANGES = ['engines', 'prompts', 'recipes'] as const;
+export const SHARE_OF_VOICE_DIRECT_NULL_REASONS = ['no_mentions', 'not_measured'] as const;
+
+/** The headline of a whole window (metrics, the series' summary): every headline figure, and the share of voice on the direct universe. */
+export const windowHeadlineSchema = headlineSchema
+  .extend({
+    share_of_voice_direct: rate
+      .extend({
+        null_reason: z
+          .enum(SHARE_OF_VOICE_DIRECT_NULL_REASONS)
+          .nullable()
+          .describe(
+            'Why value is null: not_measured (nothing extracted in the window; see context.state), no_mentions (answers were measured but named neither the tracked brand nor a direct competitor). Null when value is not null.',
+          ),
+      })
+      .meta({
+        id: 'share_of_voice_direct',
+        description:
+          'Share of voice on the direct universe: tracked-brand mentions over the mentions of the tracked brand and its direct (configured) competitors only, in extracted answers, 0..1; discovered brands are left out. A rate, with the reason when its value is null.',
+      }),
+    share_of_voice_universe: z
+      .object({
+        direct: count(
+          'Direct competitors the analysis configures: share_of_voice_direct counts the tracked brand and these (1 + direct brands)',
+        ),
+        discovered: count(
+          'Other brands named in the window’s extracted answers (indirect competitors): share_of_voice counts 1 + direct + discovered brands',
+        ),
+      })
+      .meta({ id: 'share_of_voice_universe', description: 'How many brands each share of voice counts besides the tracked brand.' }),
+  })
+  .meta({
+    id: 'window_metrics',
+    description:
+      'The headline metrics of the tracked brand over a window, and its share of voice among its direct competitors only, with the brands each share counts.',
+  });
+export type WindowHeadline = z.infer<typeof windowHeadlineSchema>;
+
+/**
+ * The figures split by kind of prompt, asked for with segments=branded: the same shape as the pooled
+ * figures beside it, over branded prompts and over the others; their counts add up to the pooled ones.
+ */
+export const segmentsSchema = z
+  .object({
+    branded: headlineSchema.describe('The same figures over branded prompts only (prompts naming the tracked brand).'),
+    non_branded: headlineSchema.describe('The same figures over the other prompts.'),
+  })
+  .meta({
+    id: 'segments',
+    description:
+      'The figures over branded and over non-branded prompts: numerators, denominators, counts and answers of the two add up to the pooled figures.',
+  })
+  .nullable()
+  .describe('The figures split by kind of prompt; null unless segments=branded was asked.');
+
+export const BRANDED_SOURCES = ['pipeline', 'rule'] as const;
+export type BrandedSource = (typeof BRANDED_SOURCES)[number];
+
+/**
+ * Whether a prompt names the tracked brand, and who said so: the fields a prompt carries wherever it is
+ * listed (docs/figures.md, Branded and non-branded prompts).
+ */
+export const brandedFields = {
+  branded: z
+    .boolean()
+    .describe(
+      'True when the prompt names the tracked brand (branded), false otherwise: as the pipeline classified it, or else by the rule (the text names the brand or one of its aliases, case- and accent-insensitively, on word boundaries).',
+    ),
+  branded_source: z
+    .enum(BRANDED_SOURCES)
+    .describe('pipeline: classified by the collection pipeline, which wins; rule: the pipeline left it unclassified, the rule decided.'),
+};
+
+export const COMPARISON_CHANGES = ['engines', 'prompts', 'recipes', 'models'] as const;
 
 export const FIGURE_STATES = ['measured', 'extraction_late', 'no_data', 'never_collected'] as const;
 
@@ -121,7 +195,7 @@ export const contextSchema = z
     state: z
       .enum(FIGURE_STATES)
       .describe(
-        'measured: at least one run of the window is extracted; extraction_late: the window holds collected runs but none is extracted yet — measures are null, volumes (answers, coverage) are filled; no_data: the analysis has collections, but none in this window; never_collected: the analysis has no finished collection at all — figures null, not an error.',
+        'measured: a run of the window is extracted; extraction_late: runs collected, none extracted yet (measures null, volumes filled); no_data: collections exist, none in this window; never_collected: no finished collection at all (figures null, not an error).',
       ),
     extraction_late: z
       .boolean()
@@ -147,7 +221,7 @@ export const contextSchema = z
         changes: z
           .array(z.enum(COMPARISON_CHANGES))
           .describe(
-            'Sets that differ between the window and this period: engines with collected answers, prompts with collected answers, recipes of extracted answers.',
+            'What differs between the periods: engines or prompts with collected answers, recipes of extracted answers, an engine’s models (where known in both).',
           ),
       })
       .nullable()
@@ -159,6 +233,10 @@ export const contextSchema = z
       .nullable()
       .describe('Measurement date: end of extraction of the latest extracted run in the window; null when nothing in it is extracted.'),
     recipes: z.array(z.string()).describe('Extraction recipes actually served by the extracted runs of the window, sorted.'),
+    multiple_comparisons: z.object({ method: z.literal('benjamini-hochberg'), q: z.number(), tests: z.number().int().min(0) }).meta({
+      id: 'multiple_comparisons',
+      description: 'The correction behind significant_fdr: tests = the non-null p_value fields of the reply.',
+    }),
     coverage: z
       .array(
         z

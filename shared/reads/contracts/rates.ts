@@ -34,6 +34,15 @@ export const significant = z
   .nullable()
   .describe('True when delta_ci95 excludes 0 (a change at the 5% level); null when delta_ci95 is null.');
 
+/** The p-value of the test whose interval delta_ci95 is, described for the figure kind. */
+export const pValue = (test: string) =>
+  z.number().min(0).max(1).nullable().describe(`p-value of delta (${test}): < 0.05 iff delta_ci95 excludes 0. Null with delta_ci95.`);
+
+export const significantFdr = z
+  .boolean()
+  .nullable()
+  .describe('significant after Benjamini–Hochberg (q 0.05) over every p_value of the reply; never true if significant is not.');
+
 const rateValue = z
   .object({
     value: z
@@ -65,6 +74,8 @@ export const rate = rateValue
       .nullable()
       .describe('95% interval of delta (Newcombe 1998, method 10: from the two Wilson intervals); null when either denominator is 0.'),
     significant,
+    p_value: pValue('Newcombe interval inverted'),
+    significant_fdr: significantFdr,
   })
   .meta({
     id: 'rate',

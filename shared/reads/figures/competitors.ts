@@ -5,7 +5,7 @@ import * as z from '../contracts/zod.js';
 import { meanFigure, rateFigure } from '../stats.js';
 import { defineRead } from '../types.js';
 import { figureInput } from './inputs.js';
-import { type CommonJson, callFigures, loadCommon, ofPeriod, type Sums, total } from './load.js';
+import { type CommonJson, callFigures, corrected, loadCommon, ofPeriod, type Sums, total } from './load.js';
 
 /**
  * Indirect competitors are every other brand an answer names, so their number grows with the history and
@@ -94,7 +94,7 @@ export const listCompetitors = defineRead({
   family: 'figures',
   path: '/analyses/{analysis}/competitors',
   summary: 'Competitors ranked over a window',
-  description: `Direct (configured) and indirect (found in answers) competitors ranked by mentions, with share of voice, visibility and average position; the tracked brand with its own rank. All direct ones; the ${INDIRECT_LIMIT} most mentioned indirect ones. Use it to see which brands AI engines name beside or instead of the tracked one.`,
+  description: `Direct (configured) and indirect (found in answers) competitors ranked by mentions, with share of voice, visibility and average position; the tracked brand with its own rank. All direct ones; the ${INDIRECT_LIMIT} most mentioned indirect ones. Use it to see which brands AI engines name beside or instead of it.`,
   input: figureInput,
   output: competitorListSchema,
   errors: ['analysis_not_found', 'invalid_request'],
@@ -149,13 +149,13 @@ export const listCompetitors = defineRead({
         .slice(0, INDIRECT_LIMIT)
         .map((r) => ({ name: r.name, kind: 'indirect' as const, competitor_id: null, domain: null, ...figures(r.name) })),
     ].sort(byMentions);
-    return {
+    return corrected({
       context,
       tracked: { name: info.brand, ...figures(info.brand) },
       items,
       next_cursor: null,
       truncated: indirect.length > INDIRECT_LIMIT,
       total: configured.length + indirect.length,
-    };
+    });
   },
 });

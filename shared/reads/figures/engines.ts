@@ -1,11 +1,23 @@
-import { figureListOf, headlineSchema } from '../contracts/figures.js';
+import { figureListOf, headlineSchema, segmentsSchema } from '../contracts/figures.js';
 import { engineRef as engineRefSchema } from '../contracts/rates.js';
 import { defineRead } from '../types.js';
-import { figureInput } from './inputs.js';
-import { type CommonJson, callFigures, engineOrder, engineRef, headline, loadCommon, zeroSums } from './load.js';
+import { segmentedInput } from './inputs.js';
+import {
+  type CommonJson,
+  callFigures,
+  corrected,
+  engineOrder,
+  engineRef,
+  headline,
+  loadCommon,
+  type SegmentsJson,
+  segmentHeadlines,
+  segmentSums,
+  zeroSums,
+} from './load.js';
 
 const engineItem = headlineSchema
-  .extend({ engine: engineRefSchema })
+  .extend({ engine: engineRefSchema, segments: segmentsSchema })
   .meta({ id: 'engine_metrics', description: 'Headline metrics of one AI engine.' });
 
 export const engineListSchema = figureListOf(
@@ -19,17 +31,25 @@ export const listEngines = defineRead({
   family: 'figures',
   path: '/analyses/{analysis}/engines',
   summary: 'Headline metrics per AI engine',
-  description: 'The headline figures broken down per AI engine, configured engines first. Use it to compare engines.',
-  input: figureInput,
+  description: 'The headline figures per AI engine, configured engines first. Use it to compare engines.',
+  input: segmentedInput,
   output: engineListSchema,
   errors: ['analysis_not_found', 'invalid_request'],
   run: async (ctx, input) => {
-    const { common } = await callFigures<{ common: CommonJson }>(ctx, 'api_fig_metrics', input, 'last-run');
+    const { common, segments } = await callFigures<{ common: CommonJson; segments: SegmentsJson | null }>(
+      ctx,
+      'api_fig_engines',
+      input,
+      'last-run',
+      [{ value: input.segments === 'branded', type: 'boolean' }],
+    );
     const { context, engines, res, info } = loadCommon(common);
+    const seg = segments && segmentSums(segments);
     const items = [...engines[0].entries()].sort(engineOrder(info)).map(([key, cur]) => ({
       engine: engineRef(info, key),
       ...headline(cur, res.previous ? (engines[1].get(key) ?? zeroSums()) : null, info),
+      segments: seg ? segmentHeadlines(seg, res.previous !== null, info, (e) => e === key) : null,
     }));
-    return { context, items, next_cursor: null, truncated: false, total: items.length };
+    return corrected({ context, items, next_cursor: null, truncated: false, total: items.length });
   },
 });

@@ -1,7 +1,7 @@
 import { NotFound } from '../../errors.js';
 import { isUuid } from '../../formats.js';
 import { analysisParam, limitParam, uuid } from '../contracts/common.js';
-import { figureListOf, headlineSchema } from '../contracts/figures.js';
+import { type BrandedSource, brandedFields, figureListOf, headlineSchema } from '../contracts/figures.js';
 import { engineRef as engineRefSchema } from '../contracts/rates.js';
 import * as z from '../contracts/zod.js';
 import { defineRead } from '../types.js';
@@ -11,6 +11,7 @@ import {
   accumulate,
   type CommonJson,
   callFigures,
+  corrected,
   engineRef,
   fromArrays,
   headline,
@@ -79,13 +80,13 @@ export const listGroups = defineRead({
         ...headline(withPending, res.previous ? (by[1].get(g.id) ?? zeroSums()) : null, info),
       };
     });
-    return { context, items, next_cursor: null, truncated: false, total: items.length };
+    return corrected({ context, items, next_cursor: null, truncated: false, total: items.length });
   },
 });
 
 const promptItem = z
   .object({
-    prompt: z.object({ id: uuid, text: z.string(), language: z.string().describe('ISO 639-1.') }),
+    prompt: z.object({ id: uuid, text: z.string(), language: z.string().describe('ISO 639-1.'), ...brandedFields }),
     all_engines: headlineSchema.describe('The prompt’s headline metrics over every engine.'),
     engines: z
       .array(headlineSchema.extend({ engine: engineRefSchema }))
@@ -118,7 +119,7 @@ interface PromptSums {
  * every assistant host shows whole (ASSISTANT_DEFAULT_CHARS) at six engines: quoted by the description,
  * held to the measurement by the 1-year reliability test; the MCP tool's default page.
  */
-export const GROUP_PROMPT_SIZE = { engineBytes: 1400, engines: 6, limit: 4 } as const;
+export const GROUP_PROMPT_SIZE = { engineBytes: 2200, engines: 6, limit: 2 } as const;
 
 export const listGroupPrompts = defineRead({
   name: 'list_group_prompts',
@@ -126,7 +127,7 @@ export const listGroupPrompts = defineRead({
   path: '/analyses/{analysis}/groups/{group}/prompts',
   summary: 'Prompts of a group with per-engine metrics',
   description:
-    'The prompts in one group now, each with its headline figures over all engines and per engine: the only per-prompt figures; the groups read’s figures are the sums of these rows. Use it to find the questions behind a group’s figures. ' +
+    'The prompts in one group now, each with its headline figures over all engines and per engine: the only per-prompt figures. Use it for the questions behind a group. ' +
     `Paged by limit and offset in creation order. A prompt weighs about ${GROUP_PROMPT_SIZE.engineBytes / 1000} KB per engine, so a large page can exceed what an assistant shows whole: at ${GROUP_PROMPT_SIZE.engines} engines ask for at most ${GROUP_PROMPT_SIZE.limit}.`,
   input: z
     .strictObject({
@@ -148,7 +149,7 @@ export const listGroupPrompts = defineRead({
           found: true;
           common: CommonJson;
           total: number;
-          prompts: Array<{ id: string; text: string; language: string }>;
+          prompts: Array<{ id: string; text: string; language: string; branded: boolean; branded_source: BrandedSource }>;
           rows: unknown[][] | null;
           pending: Record<string, number> | null;
         }
@@ -196,17 +197,18 @@ export const listGroupPrompts = defineRead({
         return { engine: engineRef(info, engine), ...headline(cur, res.previous ? prev : null, info) };
       });
       return {
-        prompt: { id: pr.id, text: pr.text, language: pr.language },
+        prompt: { id: pr.id, text: pr.text, language: pr.language, branded: pr.branded, branded_source: pr.branded_source },
         all_engines: headline(all, res.previous ? allPrev : null, info),
         engines,
       };
     });
-    return {
+    // Prompts x engines tested at once: the page's flags corrected together (Benjamini–Hochberg).
+    return corrected({
       context,
       items,
       next_cursor: null,
       truncated: input.offset + items.length < totalPrompts,
       total: totalPrompts,
-    };
+    });
   },
 });

@@ -1,6 +1,6 @@
 import { InternalError } from '../../errors.js';
-import { COMPARISON_CHANGES, type FigureContext, type Headline } from '../contracts/figures.js';
-import { type Moments, meanFigure, rateFigure } from '../stats.js';
+import { COMPARISON_CHANGES, type FigureContext, type Headline, type WindowHeadline } from '../contracts/figures.js';
+import { applyFdr, FDR_Q, type Moments, meanFigure, rateFigure } from '../stats.js';
 import { type ReadContext, scopedAnalysis } from '../types.js';
 import { spanDays, type WindowName, windowSpec } from '../windows.js';
 
@@ -155,6 +155,8 @@ export interface CommonJson {
   previous_recipes: string[] | null;
   /** Whether the prompts with collected answers differ between the periods; null without a comparison. */
   prompts_changed: boolean | null;
+  /** Per period, the models each engine answered with (engines whose model is known); null without a comparison. */
+  models?: Array<{ period: number; engine: string; model: string }> | null;
 }
 
 export interface Loaded {
@@ -311,6 +313,7 @@ export function loadCommon(common: CommonJson): Loaded {
     run: res.current?.kind === 'run' && w.anchor ? runOut(w.anchor) : null,
     measured_at: iso(common.measured_at),
     recipes: common.recipes ?? [],
+    multiple_comparisons: { method: 'benjamini-hochberg', q: FDR_Q, tests: 0 },
     coverage: curEngines.map(([engine, s]) => ({
       engine: engineRef(info, engine),
       expected: s.expected,
@@ -338,9 +341,30 @@ function comparability(
     engines: !sameSet(answered(engines[0]), answered(engines[1])),
     prompts: common.prompts_changed === true,
     recipes: !sameSet(common.recipes ?? [], common.previous_recipes ?? []),
+    models: modelsChanged(common.models ?? []),
   };
   const changes = COMPARISON_CHANGES.filter((c) => differs[c]);
   return { comparable: changes.length === 0, changes };
+}
+
+/**
+ * Whether an engine answered with other models in the window than in its comparison period: compared per
+ * engine whose model is known in both periods (an engine without a known model in one of them says
+ * nothing either way).
+ */
+export function modelsChanged(rows: Array<{ period: number; engine: string; model: string }>): boolean {
+  const sets: [Map<string, Set<string>>, Map<string, Set<string>>] = [new Map(), new Map()];
+  for (const r of rows) {
+    const map = ofPeriod(sets, r.period);
+    const set = map.get(r.engine) ?? new Set<string>();
+    set.add(r.model);
+    map.set(r.engine, set);
+  }
+  for (const [engine, cur] of sets[0]) {
+    const prev = sets[1].get(engine);
+    if (prev && !sameSet(cur, prev)) return true;
+  }
+  return false;
 }
 
 export function engineRef(info: AnalysisInfo, key: string): { key: string; name: string } {
@@ -379,6 +403,93 @@ export function headline(cur: Sums, prev: Sums | null, info: AnalysisInfo): Head
     sentiment: meanFigure(sentiments(cur), prev && sentiments(prev)),
     source_share: { ...source, null_reason: sourceReason },
   };
+}
+
+/**
+ * The reply of a figure read with every change it tests corrected together (Benjamini–Hochberg, applyFdr):
+ * each significant_fdr set, and context.multiple_comparisons saying how many tests there were. Called on
+ * the whole reply, last, so that every figure it holds counts.
+ */
+export function corrected<T extends { context: FigureContext }>(reply: T): T {
+  reply.context.multiple_comparisons = applyFdr(reply);
+  return reply;
+}
+
+/** What fig_universe returns: the brands of each share of voice, per period. */
+export interface UniverseJson {
+  configured: number;
+  periods: Array<{ period: number; direct_mentions: number; discovered: number }> | null;
+}
+
+/**
+ * The window's headline (metrics, the series' summary) with the share of voice on the direct universe:
+ * the tracked brand's mentions over its own and its direct competitors' mentions, and how many brands
+ * each share counts.
+ */
+export function windowHeadline(h: Headline, cur: Sums, prev: Sums | null, universe: UniverseJson): WindowHeadline {
+  const of = (period: number) => universe.periods?.find((x) => x.period === period) ?? { direct_mentions: 0, discovered: 0 };
+  const n = cur.tracked_mentions + of(0).direct_mentions;
+  const direct = rateFigure(
+    cur.tracked_mentions,
+    n,
+    prev && { k: prev.tracked_mentions, n: prev.tracked_mentions + of(1).direct_mentions },
+  );
+  const { answers, extracted_answers, visibility, share_of_voice, ...rest } = h;
+  return {
+    answers,
+    extracted_answers,
+    visibility,
+    share_of_voice,
+    share_of_voice_direct: { ...direct, null_reason: cur.extracted === 0 ? 'not_measured' : n === 0 ? 'no_mentions' : null },
+    share_of_voice_universe: { direct: universe.configured, discovered: of(0).discovered },
+    ...rest,
+  };
+}
+
+/** The order of a row of fig_branded_sums (shared/admin/sql/functions/figures.sql): period, engine, branded, then MEASURES. */
+export const SEGMENT_COLUMNS = ['period', 'engine', 'branded', ...MEASURES] as const;
+
+/** What fig_branded_sums returns; null when the caller did not ask for segments. */
+export interface SegmentsJson {
+  rows: unknown[][] | null;
+  pending: Array<[string, boolean, number]> | null;
+}
+
+export type Segment = 'branded' | 'non_branded';
+/** Per kind of prompt, per period, per engine: the sums, current answers of runs still extracting included. */
+export type SegmentSums = Record<Segment, [Map<string, Sums>, Map<string, Sums>]>;
+
+export function segmentSums(json: SegmentsJson): SegmentSums {
+  const out: SegmentSums = { branded: [new Map(), new Map()], non_branded: [new Map(), new Map()] };
+  const slot = (branded: boolean, period: number, engine: string): Sums => {
+    const map = ofPeriod(out[branded ? 'branded' : 'non_branded'], period);
+    let s = map.get(engine);
+    if (!s) {
+      s = zeroSums();
+      map.set(engine, s);
+    }
+    return s;
+  };
+  type Row = Sums & { period: number; engine: string; branded: boolean };
+  for (const r of fromArrays<Row>(SEGMENT_COLUMNS, json.rows)) accumulate(slot(r.branded, r.period, r.engine), r);
+  for (const [engine, branded, n] of json.pending ?? []) slot(branded, 0, engine).answers += n;
+  return out;
+}
+
+/** The headline figures of each kind of prompt, over the engines `pick` keeps (all by default). */
+export function segmentHeadlines(
+  seg: SegmentSums,
+  hasPrevious: boolean,
+  info: AnalysisInfo,
+  pick: (engine: string) => boolean = () => true,
+): { branded: Headline; non_branded: Headline } {
+  const sum = (map: Map<string, Sums>) => {
+    const s = zeroSums();
+    for (const [engine, v] of map) if (pick(engine)) accumulate(s, v);
+    return s;
+  };
+  const of = (k: Segment) => headline(sum(seg[k][0]), hasPrevious ? sum(seg[k][1]) : null, info);
+  return { branded: of('branded'), non_branded: of('non_branded') };
 }
 
 /** Sum of the engines of one period. */

@@ -1,11 +1,23 @@
-import { contextSchema, headlineSchema } from '../contracts/figures.js';
+import { contextSchema, segmentsSchema, windowHeadlineSchema } from '../contracts/figures.js';
 import * as z from '../contracts/zod.js';
 import { defineRead } from '../types.js';
-import { figureInput } from './inputs.js';
-import { type CommonJson, callFigures, headline, loadCommon, total } from './load.js';
+import { segmentedInput } from './inputs.js';
+import {
+  type CommonJson,
+  callFigures,
+  corrected,
+  headline,
+  loadCommon,
+  type SegmentsJson,
+  segmentHeadlines,
+  segmentSums,
+  total,
+  type UniverseJson,
+  windowHeadline,
+} from './load.js';
 
 export const metricsSchema = z
-  .object({ context: contextSchema, metrics: headlineSchema })
+  .object({ context: contextSchema, metrics: windowHeadlineSchema, segments: segmentsSchema })
   .meta({ id: 'metrics', description: 'Headline metrics of the analysis over the window, with their comparison.' });
 
 export const getMetrics = defineRead({
@@ -14,13 +26,23 @@ export const getMetrics = defineRead({
   path: '/analyses/{analysis}/metrics',
   summary: 'Headline metrics over a window',
   description:
-    'Headline figures of the tracked brand: visibility, share of voice, average position, sentiment and source share, each with previous value, delta and (rates) significance. Use it first, for how the brand is doing and how that changed.',
-  input: figureInput,
+    'Headline figures of the tracked brand: visibility, share of voice (over all brands, and over direct competitors only), average position, sentiment and source share, each with previous value, delta, significance and p-value. Use it first.',
+  input: segmentedInput,
   output: metricsSchema,
   errors: ['analysis_not_found', 'invalid_request'],
   run: async (ctx, input) => {
-    const { common } = await callFigures<{ common: CommonJson }>(ctx, 'api_fig_metrics', input, 'last-run');
+    const { common, universe, segments } = await callFigures<{
+      common: CommonJson;
+      universe: UniverseJson;
+      segments: SegmentsJson | null;
+    }>(ctx, 'api_fig_headline', input, 'last-run', [{ value: input.segments === 'branded', type: 'boolean' }]);
     const { context, engines, res, info } = loadCommon(common);
-    return { context, metrics: headline(total(engines[0]), res.previous ? total(engines[1]) : null, info) };
+    const cur = total(engines[0]);
+    const prev = res.previous ? total(engines[1]) : null;
+    return corrected({
+      context,
+      metrics: windowHeadline(headline(cur, prev, info), cur, prev, universe),
+      segments: segments ? segmentHeadlines(segmentSums(segments), prev !== null, info) : null,
+    });
   },
 });

@@ -1,23 +1,30 @@
 import { InvalidRequest } from '../../errors.js';
 import { analysisParam, day, uuid } from '../contracts/common.js';
-import { contextSchema, dayMean, dayRate, daySourceShare, headlineSchema } from '../contracts/figures.js';
+import { contextSchema, dayMean, dayRate, daySourceShare, segmentsSchema, windowHeadlineSchema } from '../contracts/figures.js';
 import { ASSISTANT_DEFAULT_CHARS, roughly } from '../contracts/result-size.js';
 import * as z from '../contracts/zod.js';
 import { mean, round, wilson } from '../stats.js';
 import { defineRead } from '../types.js';
 import { checkWindow, daysFrom, spanDays, windowParams } from '../windows.js';
+import { segmentsParam } from './inputs.js';
 import {
   type CommonJson,
   callFigures,
+  corrected,
   fromArrays,
   headline,
   loadCommon,
   MEASURES,
   positions,
+  type SegmentsJson,
   type Sums,
+  segmentHeadlines,
+  segmentSums,
   sentiments,
   sumsOf,
   total,
+  type UniverseJson,
+  windowHeadline,
 } from './load.js';
 
 const SERIES_WINDOWS = ['7d', '14d', '30d', '90d', 'all'] as const;
@@ -62,9 +69,10 @@ const point = z.discriminatedUnion('state', [ranPoint, noRunPoint]);
 export const timeseriesSchema = z
   .object({
     context: contextSchema,
-    summary: headlineSchema.describe(
+    summary: windowHeadlineSchema.describe(
       'Headline metrics over the whole window, with the comparison period, intervals and significance (as the metrics read).',
     ),
+    segments: segmentsSchema.describe('The summary split by kind of prompt; null unless segments=branded was asked.'),
     points: z
       .array(point)
       .describe(
@@ -126,17 +134,19 @@ export const getMetricsTimeseries = defineRead({
   path: '/analyses/{analysis}/metrics/timeseries',
   summary: 'Daily series of headline metrics',
   description:
-    'One point per UTC day: the headline figures of the day’s latest run (rates and means with their 95% intervals; the summary adds the comparison); a day without a run is {day, state: no_run}. Use it for trends. ' +
+    'One point per UTC day: the headline figures of the day’s latest run (with 95% intervals; the summary adds the comparison); a day without a run is {day, state: no_run}. Use it for trends. ' +
     'Window: the days up to the latest collection (default 30d), all of them, or from/to (UTC days); no last-run. ' +
-    `A day with a run weighs about ${SERIES_SIZE.dayBytes / 1000} KB, so beyond about ${roughly(ASSISTANT_DEFAULT_CHARS / SERIES_SIZE.dayBytes)} days (all, a wide from/to) a result can exceed what an assistant shows whole: ask for ${SERIES_SIZE.window} or less, or walk from/to spans of at most ${SERIES_SIZE.spanDays} days.`,
-  input: z.strictObject({ analysis: analysisParam, ...windowParams(SERIES_WINDOWS, '30d') }).superRefine(checkWindow),
+    `A day with a run weighs about ${SERIES_SIZE.dayBytes / 1000} KB, so beyond about ${roughly(ASSISTANT_DEFAULT_CHARS / SERIES_SIZE.dayBytes)} days a result can exceed what an assistant shows whole: ask for ${SERIES_SIZE.window} or less, or walk from/to spans of at most ${SERIES_SIZE.spanDays} days.`,
+  input: z.strictObject({ analysis: analysisParam, ...windowParams(SERIES_WINDOWS, '30d'), ...segmentsParam }).superRefine(checkWindow),
   output: timeseriesSchema,
   errors: ['analysis_not_found', 'invalid_request'],
   run: async (ctx, input) => {
     const raw = await callFigures<{
       common: CommonJson;
+      universe: UniverseJson;
+      segments: SegmentsJson | null;
       days: unknown[][] | null;
-    }>(ctx, 'api_fig_series', input, '30d');
+    }>(ctx, 'api_fig_daily', input, '30d', [{ value: input.segments === 'branded', type: 'boolean' }]);
     const { context, engines, res, info } = loadCommon(raw.common);
     const cur = res.current;
     if (cur && spanDays(cur.from, cur.to) > MAX_SERIES_DAYS) {
@@ -145,8 +155,11 @@ export const getMetricsTimeseries = defineRead({
         'window',
       );
     }
-    const summary = headline(total(engines[0]), res.previous ? total(engines[1]) : null, info);
-    if (!cur) return { context, summary, points: [] };
+    const curSums = total(engines[0]);
+    const prevSums = res.previous ? total(engines[1]) : null;
+    const summary = windowHeadline(headline(curSums, prevSums, info), curSums, prevSums, raw.universe);
+    const segments = raw.segments ? segmentHeadlines(segmentSums(raw.segments), prevSums !== null, info) : null;
+    if (!cur) return corrected({ context, summary, segments, points: [] });
     const rows = fromArrays<DayRow>(SERIES_COLUMNS, raw.days);
     const byDay = new Map(rows.map((r) => [r.day, r]));
     const owned = info.ownedDomains.length > 0;
@@ -162,6 +175,6 @@ export const getMetricsTimeseries = defineRead({
       const state = r.has_rows ? 'measured' : r.state === 'failed' ? 'extraction_failed' : 'extraction_late';
       points.push(ranPointOf(d, state, r.id, sums, owned));
     }
-    return { context, summary, points };
+    return corrected({ context, summary, segments, points });
   },
 });

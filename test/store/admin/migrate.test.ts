@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { type DemoManifest, seedDemo } from '#shared/admin/demo.js';
+import { type DemoManifest, seedDemo, seedDemoFiguresV3 } from '#shared/admin/demo.js';
 import { applyReadFunctions, migrate, SQL_DIR } from '#shared/admin/migrate.js';
 import { ApiError } from '#shared/errors.js';
 import { fingerprint } from '#shared/keys.js';
@@ -69,6 +69,7 @@ beforeAll(async () => {
   for (const version of versions.slice(1)) {
     expect(await migrate(stepwise.db, { through: version })).toEqual([expect.stringMatching(new RegExp(`^${version}_`))]);
     if (version === '003') manifest = await writeData(stepwise.db);
+    if (version === '015') await seedDemoFiguresV3(stepwise.db, { endDate: END_DATE });
     // A finished run without its summary row, as stores that finished a run with no engine row had.
     if (version === '011') {
       const rows = await stepwise.db.query<{ id: string }>(

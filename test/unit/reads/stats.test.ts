@@ -1,15 +1,20 @@
 import { describe, expect, test } from '@jest/globals';
 import {
+  applyFdr,
+  benjaminiHochberg,
   excludesZero,
   mean,
   meanFigure,
   meanInterval,
   newcombe,
+  newcombeP,
+  normalTwoSided,
   rate,
   rateFigure,
   tCdf,
   tQuantile,
   welch,
+  welchP,
   wilson,
 } from '#shared/reads/stats.js';
 
@@ -155,6 +160,86 @@ describe('comparison', () => {
       delta: null,
       delta_ci95: null,
       significant: null,
+      p_value: null,
+      significant_fdr: null,
     });
+  });
+});
+
+const moments = (xs: number[]) => ({ sum: xs.reduce((a, x) => a + x, 0), sq: xs.reduce((a, x) => a + x * x, 0), n: xs.length });
+
+describe('p-values consistent with the published intervals', () => {
+  test('the normal tail: 2·(1 − Φ(z)) at published quantiles', () => {
+    expect(normalTwoSided(1.959963984540054)).toBeCloseTo(0.05, 7);
+    expect(normalTwoSided(2.5758293035489)).toBeCloseTo(0.01, 7);
+    expect(normalTwoSided(0)).toBe(1);
+  });
+
+  test('Welch: R’s t.test(extra ~ group, data = sleep) gives p = 0.07939 (t = −1.8608, df = 17.776)', () => {
+    const g1 = [0.7, -1.6, -0.2, -1.2, -0.1, 3.4, 3.7, 0.8, 0.0, 2.0];
+    const g2 = [1.9, 0.8, 1.1, 0.1, -0.1, 4.4, 5.5, 1.6, 4.6, 3.4];
+    expect(welchP(moments(g1), moments(g2))).toBeCloseTo(0.07939, 5);
+    expect(meanFigure(moments(g1), moments(g2)).p_value).toBeCloseTo(0.07939, 5);
+  });
+
+  test('Welch: equal means 1; zero variances 0 for a difference; fewer than 2 values null', () => {
+    expect(welchP(moments([1, 2, 3]), moments([3, 2, 1]))).toBe(1);
+    expect(welchP(moments([2, 2]), moments([1, 1]))).toBe(0);
+    expect(welchP(moments([2, 2]), moments([2, 2]))).toBe(1);
+    expect(welchP(moments([2]), moments([1, 3]))).toBeNull();
+  });
+
+  test('Newcombe: p below 0.05 exactly when the 95% interval excludes 0, over a grid of counts', () => {
+    for (const [n1, n2] of [
+      [4, 3],
+      [10, 6],
+      [13, 6],
+      [40, 55],
+    ] as const)
+      for (let k1 = 0; k1 <= n1; k1++)
+        for (let k2 = 0; k2 <= n2; k2++) {
+          const p = newcombeP(k1, n1, k2, n2) as number;
+          const iv = newcombe(k1, n1, k2, n2);
+          expect([k1, n1, k2, n2, p < 0.05]).toEqual([k1, n1, k2, n2, excludesZero(iv)]);
+        }
+  });
+
+  test('Newcombe: by hand, 5 of 10 against 0 of 6, and equal rates', () => {
+    // At z = 2.27, the Wilson bounds put the interval's low end near 0; bisected, p = 2·(1 − Φ(z*)).
+    const p = newcombeP(5, 10, 0, 6) as number;
+    expect(p).toBeGreaterThan(0.01);
+    expect(p).toBeLessThan(0.05);
+    expect(newcombeP(3, 6, 1, 2)).toBe(1);
+    expect(newcombeP(1, 0, 1, 2)).toBeNull();
+    expect(rateFigure(5, 10, { k: 0, n: 6 }).p_value).toBeCloseTo(p, 6);
+    expect(rateFigure(5, 10, null).p_value).toBeNull();
+  });
+});
+
+describe('Benjamini–Hochberg across one reply', () => {
+  test('step-up at q = 0.05: every p-value up to the largest k with p(k) ≤ k·q/m', () => {
+    // Sorted 0.005, 0.01, 0.03, 0.04, 0.5 against 0.01, 0.02, 0.03, 0.04, 0.05: k = 4.
+    expect(benjaminiHochberg([0.01, 0.04, 0.03, 0.005, 0.5])).toEqual([true, true, true, true, false]);
+    // 0.02 > 1·0.05/3, but 0.04 ≤ 3·0.05/3 rejects all three (step-up, not step-down).
+    expect(benjaminiHochberg([0.02, 0.03, 0.04])).toEqual([true, true, true]);
+    expect(benjaminiHochberg([0.2, null, 0.04])).toEqual([false, null, false]);
+    expect(benjaminiHochberg([])).toEqual([]);
+  });
+
+  test('applyFdr: finds every tested figure, counts the tests, never flags beyond significant', () => {
+    const a = rateFigure(8, 10, { k: 0, n: 4 });
+    const b = rateFigure(5, 10, { k: 4, n: 10 });
+    const c = meanFigure(moments([1, 1, 2]), moments([3, 3, 4]));
+    const d = rateFigure(1, 2, null);
+    const reply = { x: a, list: [{ y: b }, { z: c, w: d }] };
+    expect(applyFdr(reply)).toEqual({ method: 'benjamini-hochberg', q: 0.05, tests: 3 });
+    const flags = benjaminiHochberg([a.p_value, b.p_value, c.p_value]);
+    expect([a.significant_fdr, b.significant_fdr, d.significant_fdr]).toEqual([true, false, null]);
+    expect([a.significant, b.significant]).toEqual([true, false]);
+    expect(c.significant_fdr).toBe(flags[2] === true && c.significant === true);
+    // A p-value just under the cut with significant false (a bound rounded onto 0) stays unflagged.
+    const edge = { p_value: 0.001, significant: false, significant_fdr: null as boolean | null };
+    applyFdr({ edge });
+    expect(edge.significant_fdr).toBe(false);
   });
 });

@@ -605,6 +605,10 @@ class PromptMetricsPrompt(TypedDict):
     text: str
     #: ISO 639-1.
     language: str
+    #: True when the prompt names the tracked brand (branded), false otherwise: as the pipeline classified it, or else by the rule (the text names the brand or one of its aliases, case- and accent-insensitively, on word boundaries).
+    branded: bool
+    #: pipeline: classified by the collection pipeline, which wins; rule: the pipeline left it unclassified, the rule decided.
+    branded_source: Literal["pipeline", "rule"]
 
 
 class PromptMetrics(TypedDict):
@@ -638,7 +642,7 @@ class PromptGroup(TypedDict):
 
 
 class Prompt(TypedDict):
-    """A prompt of the analysis, with its group, language and creation date."""
+    """A prompt of the analysis, with its group, language, creation date and whether it names the tracked brand."""
 
     id: str
     #: The prompt as asked to the AI engines, written by the workspace.
@@ -649,6 +653,10 @@ class Prompt(TypedDict):
     language: str
     #: When the prompt was added to the analysis.
     created_at: str
+    #: True when the prompt names the tracked brand (branded), false otherwise: as the pipeline classified it, or else by the rule (the text names the brand or one of its aliases, case- and accent-insensitively, on word boundaries).
+    branded: bool
+    #: pipeline: classified by the collection pipeline, which wins; rule: the pipeline left it unclassified, the rule decided.
+    branded_source: Literal["pipeline", "rule"]
 
 
 class PromptCatalog(TypedDict):
@@ -1070,49 +1078,49 @@ class Reads:
     def get_metrics(self, analysis: str, *, window: Literal["last-run", "7d", "14d", "30d", "90d", "all"] | None = None, from_: str | None = None, to: str | None = None, segments: Literal["none", "branded"] | None = None) -> Metrics:
         """Headline metrics over a window.
 
-        Headline figures of the tracked brand: visibility, share of voice (over all brands named, and over its direct competitors only), average position, sentiment and source share, each with previous value, delta, significance and p-value. segments=branded adds the same figures over branded and non-branded prompts. Use it first, for how the brand is doing and how that changed.
+        Headline figures of the tracked brand: visibility, share of voice (over all brands, and over direct competitors only), average position, sentiment and source share, each with previous value, delta, significance and p-value. Use it first.
 
         Args:
             analysis: Analysis slug or id, from list_analyses.
             window: Default last-run: the latest collection vs the one before; 7d..90d: the days up to the latest collection vs as many before; all: the whole history, no comparison. Excludes from/to (UTC days vs the span before).
             from_: First UTC day of a custom window, inclusive, 2000-01-01..2099-12-31; with to, at most 366 days.
             to: Last UTC day, inclusive, 2000-01-01..2099-12-31; with from, at most 366 days.
-            segments: branded: also give segments, the same figures over branded prompts (naming the tracked brand) and over the others; none (default): segments null. Costs more: ask for it when the split matters.
+            segments: branded: add segments (figures split by prompts naming the brand or not; costs more).
 """
         return self._read("get_metrics", {"analysis": analysis, "window": window, "from": from_, "to": to, "segments": segments})
 
     def get_metrics_timeseries(self, analysis: str, *, window: Literal["7d", "14d", "30d", "90d", "all"] | None = None, from_: str | None = None, to: str | None = None, segments: Literal["none", "branded"] | None = None) -> Timeseries:
         """Daily series of headline metrics.
 
-        One point per UTC day: the headline figures of the day’s latest run (rates and means with their 95% intervals; the summary adds the comparison); a day without a run is {day, state: no_run}. Use it for trends. Window: the days up to the latest collection (default 30d), all of them, or from/to (UTC days); no last-run. A day with a run weighs about 0.64 KB, so beyond about 60 days (all, a wide from/to) a result can exceed what an assistant shows whole: ask for 30d or less, or walk from/to spans of at most 50 days.
+        One point per UTC day: the headline figures of the day’s latest run (with 95% intervals; the summary adds the comparison); a day without a run is {day, state: no_run}. Use it for trends. Window: the days up to the latest collection (default 30d), all of them, or from/to (UTC days); no last-run. A day with a run weighs about 0.64 KB, so beyond about 60 days a result can exceed what an assistant shows whole: ask for 30d or less, or walk from/to spans of at most 50 days.
 
         Args:
             analysis: Analysis slug or id, from list_analyses.
             window: Measurement window, default 30d. Excludes from/to.
             from_: First UTC day of a custom window, inclusive, 2000-01-01..2099-12-31; with to, at most 366 days.
             to: Last UTC day, inclusive, 2000-01-01..2099-12-31; with from, at most 366 days.
-            segments: branded: also give segments, the same figures over branded prompts (naming the tracked brand) and over the others; none (default): segments null. Costs more: ask for it when the split matters.
+            segments: branded: add segments (figures split by prompts naming the brand or not; costs more).
 """
         return self._read("get_metrics_timeseries", {"analysis": analysis, "window": window, "from": from_, "to": to, "segments": segments})
 
     def list_engines(self, analysis: str, *, window: Literal["last-run", "7d", "14d", "30d", "90d", "all"] | None = None, from_: str | None = None, to: str | None = None, segments: Literal["none", "branded"] | None = None) -> EngineList:
         """Headline metrics per AI engine.
 
-        The headline figures broken down per AI engine, configured engines first; segments=branded adds each engine’s figures over branded and non-branded prompts. Use it to compare engines.
+        The headline figures per AI engine, configured engines first. Use it to compare engines.
 
         Args:
             analysis: Analysis slug or id, from list_analyses.
             window: Default last-run: the latest collection vs the one before; 7d..90d: the days up to the latest collection vs as many before; all: the whole history, no comparison. Excludes from/to (UTC days vs the span before).
             from_: First UTC day of a custom window, inclusive, 2000-01-01..2099-12-31; with to, at most 366 days.
             to: Last UTC day, inclusive, 2000-01-01..2099-12-31; with from, at most 366 days.
-            segments: branded: also give segments, the same figures over branded prompts (naming the tracked brand) and over the others; none (default): segments null. Costs more: ask for it when the split matters.
+            segments: branded: add segments (figures split by prompts naming the brand or not; costs more).
 """
         return self._read("list_engines", {"analysis": analysis, "window": window, "from": from_, "to": to, "segments": segments})
 
     def list_competitors(self, analysis: str, *, window: Literal["last-run", "7d", "14d", "30d", "90d", "all"] | None = None, from_: str | None = None, to: str | None = None) -> CompetitorList:
         """Competitors ranked over a window.
 
-        Direct (configured) and indirect (found in answers) competitors ranked by mentions, with share of voice, visibility and average position; the tracked brand with its own rank. All direct ones; the 50 most mentioned indirect ones. Use it to see which brands AI engines name beside or instead of the tracked one.
+        Direct (configured) and indirect (found in answers) competitors ranked by mentions, with share of voice, visibility and average position; the tracked brand with its own rank. All direct ones; the 50 most mentioned indirect ones. Use it to see which brands AI engines name beside or instead of it.
 
         Args:
             analysis: Analysis slug or id, from list_analyses.
@@ -1152,7 +1160,7 @@ class Reads:
     def list_group_prompts(self, analysis: str, group: str, *, window: Literal["last-run", "7d", "14d", "30d", "90d", "all"] | None = None, from_: str | None = None, to: str | None = None, limit: int | None = None, offset: int | None = None) -> GroupPromptList:
         """Prompts of a group with per-engine metrics.
 
-        The prompts in one group now, each with its headline figures over all engines and per engine: the only per-prompt figures; the groups read’s figures are the sums of these rows. Use it to find the questions behind a group’s figures. Paged by limit and offset in creation order. A prompt weighs about 2.2 KB per engine, so a large page can exceed what an assistant shows whole: at 6 engines ask for at most 2.
+        The prompts in one group now, each with its headline figures over all engines and per engine: the only per-prompt figures. Use it for the questions behind a group. Paged by limit and offset in creation order. A prompt weighs about 2.2 KB per engine, so a large page can exceed what an assistant shows whole: at 6 engines ask for at most 2.
 
         Args:
             analysis: Analysis slug or id, from list_analyses.
@@ -1168,7 +1176,7 @@ class Reads:
     def list_prompts(self, analysis: str) -> PromptCatalog:
         """List the prompts of an analysis (no metrics).
 
-        Every prompt of the analysis with its group (null: none), language and creation date, oldest first, in one page. No figures: use it to see what is asked; per-prompt figures come from list_group_prompts.
+        Every prompt of the analysis with its group (null: none), language, creation date and branded (names the brand or not), oldest first, in one page. No figures: use it to see what is asked; per-prompt figures come from list_group_prompts.
 
         Args:
             analysis: Analysis slug or id, from list_analyses.

@@ -5,16 +5,48 @@
 -- and types they read belong to the migrations. Why the reads are functions, and how to change one:
 -- docs/contributing.md, "The store's SQL".
 
--- list_prompts: the prompt catalogue.
-CREATE OR REPLACE FUNCTION api_prompts(p_analysis uuid)
-RETURNS TABLE (id uuid, text text, group_id uuid, group_name text, language text, created_at timestamptz)
+-- list_prompts: the prompt catalogue, each prompt with whether it names the tracked brand: as the pipeline
+-- classified it (prompts.branded), else by the rule of migration 015 (fig_branded_rule over the names of
+-- fig_brand_names, the brand and its aliases, read once per call).
+CREATE OR REPLACE FUNCTION api_prompt_catalog(p_analysis uuid)
+RETURNS TABLE (id uuid, text text, group_id uuid, group_name text, language text, created_at timestamptz,
+               branded boolean, branded_source text)
 LANGUAGE plpgsql STABLE AS $$
 #variable_conflict use_column
+DECLARE
+  names text[] := fig_brand_names(p_analysis);
 BEGIN
   RETURN QUERY
-  SELECT p.id, p.text, p.group_id, g.name, p.language, p.created_at
+  SELECT p.id, p.text, p.group_id, g.name, p.language, p.created_at,
+         coalesce(p.branded, fig_branded_rule(p.text, names)),
+         CASE WHEN p.branded IS NULL THEN 'rule' ELSE 'pipeline' END
     FROM prompts p LEFT JOIN prompt_groups g ON g.id = p.group_id
    WHERE p.analysis_id = p_analysis
+   ORDER BY p.created_at, p.id;
+END $$;
+
+-- list_prompts on MCP: one page of the catalogue, `p_limit` prompts from `p_offset` in the same order, and
+-- the analysis's total kept by the store (prompt_totals), so a page never reads the rest of the catalogue.
+-- The offset is skipped on the index alone (prompts_catalogue), the page's rows then fetched by id. One row
+-- per prompt of the page; a page past the end is one row with the total and a NULL id. Branded as above.
+CREATE OR REPLACE FUNCTION api_prompts_page(p_analysis uuid, p_limit integer, p_offset bigint)
+RETURNS TABLE (total integer, id uuid, text text, group_id uuid, group_name text, language text, created_at timestamptz,
+               branded boolean, branded_source text)
+LANGUAGE plpgsql STABLE AS $$
+#variable_conflict use_column
+DECLARE
+  names text[] := fig_brand_names(p_analysis);
+BEGIN
+  RETURN QUERY
+  SELECT coalesce((SELECT t.n FROM prompt_totals t WHERE t.analysis_id = p_analysis), 0),
+         p.id, p.text, p.group_id, g.name, p.language, p.created_at,
+         CASE WHEN p.id IS NULL THEN NULL ELSE coalesce(p.branded, fig_branded_rule(p.text, names)) END,
+         CASE WHEN p.id IS NULL THEN NULL WHEN p.branded IS NULL THEN 'rule' ELSE 'pipeline' END
+    FROM (SELECT 1) one
+    LEFT JOIN (SELECT k.id FROM prompts k WHERE k.analysis_id = p_analysis
+                ORDER BY k.created_at, k.id LIMIT p_limit OFFSET p_offset) page ON true
+    LEFT JOIN prompts p ON p.id = page.id
+    LEFT JOIN prompt_groups g ON g.id = p.group_id
    ORDER BY p.created_at, p.id;
 END $$;
 
@@ -47,8 +79,8 @@ END $$;
 -- What changed between a finished run and the finished run before it (p_prev: NULL when there is none):
 -- brands and domains that entered or left, at most 50 of each (most mentioned / cited first, then by name
 -- in code point order) and their totals, from one full join of the two runs' names per kind, ranked once
--- per set for both the first 50 and the total; and the counts behind the tracked brand's visibility per
--- engine.
+-- per set for both the first 50 and the total; the counts behind the tracked brand's visibility per
+-- engine; and the engines whose known model differs between the two runs.
 CREATE OR REPLACE FUNCTION fig_run_changes(p_run uuid, p_prev uuid, p_prev_started timestamptz) RETURNS json LANGUAGE plpgsql STABLE AS $$
 BEGIN
   RETURN (
@@ -73,6 +105,10 @@ BEGIN
                                                     'name', coalesce(n.name, e.engine), 'mentioned', e.mentioned, 'extracted', e.extracted))
                     FROM fig_run_engine e LEFT JOIN engines n ON n.key = e.engine
                    WHERE e.run_id = p_run OR e.run_id = p_prev),
+      'models', CASE WHEN p_prev IS NOT NULL THEN
+                  (SELECT coalesce(json_agg(json_build_object('engine', c.engine, 'previous', p.model, 'current', c.model)), '[]')
+                     FROM run_engines c JOIN run_engines p ON p.run_id = p_prev AND p.engine = c.engine
+                    WHERE c.run_id = p_run AND c.model IS NOT NULL AND p.model IS NOT NULL AND c.model <> p.model) END,
       'brands_entered', coalesce(json_agg(r.name ORDER BY r.i) FILTER (WHERE r.list = 'brands_entered' AND r.i <= 50), '[]'),
       'brands_entered_total', count(*) FILTER (WHERE r.list = 'brands_entered'),
       'brands_left', coalesce(json_agg(r.name ORDER BY r.i) FILTER (WHERE r.list = 'brands_left' AND r.i <= 50), '[]'),

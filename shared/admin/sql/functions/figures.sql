@@ -1,5 +1,5 @@
--- The figure reads' functions (shared/reads/figures/): get_metrics and list_engines (api_fig_metrics),
--- get_metrics_timeseries (api_fig_series), list_competitors, list_sources, list_groups and
+-- The figure reads' functions (shared/reads/figures/): get_metrics (api_fig_headline), list_engines
+-- (api_fig_engines), get_metrics_timeseries (api_fig_daily), list_competitors, list_sources, list_groups and
 -- list_group_prompts, each one call returning what TypeScript turns into the response, and the fig_*
 -- parts they share. Figure arithmetic (rates, intervals, rounding) stays in TypeScript, next to its
 -- tests: these return counts and rows.
@@ -216,10 +216,19 @@ DECLARE
   cur_lo timestamptz;
   cur_hi timestamptz;
   cmp record;
+  models json;
 BEGIN
   SELECT p.lo, p.hi INTO cur_lo, cur_hi FROM fig_run_periods(w) p WHERE p.period = 0;
   IF w.prev_kind IS NOT NULL THEN
     cmp := fig_comparison(p_analysis, w);
+    -- The models each engine answered with in each period (engines whose model is known), for the
+    -- comparison's models change; read from the partial index run_engines_model alone.
+    SELECT json_agg(x) INTO models FROM (
+      SELECT DISTINCT p.period, e.engine, e.model
+        FROM fig_run_periods(w) p
+        JOIN runs r ON r.analysis_id = p_analysis AND r.collected_at IS NOT NULL
+                   AND r.started_at >= p.lo AND r.started_at < p.hi AND (p.run IS NULL OR r.id = p.run)
+        JOIN run_engines e ON e.run_id = r.id AND e.model IS NOT NULL) x;
   ELSE
     SELECT fig_recipes(p_analysis, w, 0) AS recipes, NULL::text[] AS previous_recipes, NULL::boolean AS prompts_changed INTO cmp;
   END IF;
@@ -263,14 +272,123 @@ BEGIN
                      ORDER BY r.started_at DESC LIMIT 1),
     'recipes', cmp.recipes,
     'previous_recipes', cmp.previous_recipes,
-    'prompts_changed', cmp.prompts_changed);
+    'prompts_changed', cmp.prompts_changed,
+    'models', models);
 END $$;
 
--- get_metrics and list_engines: the common part is all they need.
+-- get_metrics and list_engines of the release before api_fig_headline and api_fig_engines (kept while a
+-- deployment rolls out): the common part.
 CREATE OR REPLACE FUNCTION api_fig_metrics(p_analysis uuid, p_window text, p_from date, p_to date) RETURNS json
 LANGUAGE plpgsql STABLE AS $$
 BEGIN
   RETURN json_build_object('common', fig_common(p_analysis, fig_resolve_window(p_analysis, p_window, p_from, p_to)));
+END $$;
+
+-- The brands each share of voice counts, per period: mentions of the direct competitors (a competitor_id
+-- at extraction), how many other brands were named (discovered), and how many competitors the analysis
+-- configures.
+CREATE OR REPLACE FUNCTION fig_universe(p_analysis uuid, w fig_window) RETURNS json LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN json_build_object(
+    'configured', (SELECT count(*)::integer FROM competitors c WHERE c.analysis_id = p_analysis),
+    'periods', (SELECT json_agg(y) FROM (
+        -- A brand's counts are never negative, so a brand is named in a period exactly when one of its
+        -- rows there counts a mention.
+        SELECT s.period,
+               coalesce(sum(f.mentions) FILTER (WHERE f.competitor_id IS NOT NULL AND NOT f.is_tracked), 0)::float8 AS direct_mentions,
+               count(DISTINCT f.brand) FILTER (WHERE f.competitor_id IS NULL AND NOT f.is_tracked AND f.mentions > 0)::integer AS discovered
+          FROM fig_segments(w) s
+          CROSS JOIN LATERAL (
+            SELECT b.brand, b.is_tracked, b.competitor_id, b.mentions
+              FROM fig_run_brand b WHERE s.kind = 'run' AND b.run_id = s.run
+            UNION ALL
+            SELECT b.brand, b.is_tracked, b.competitor_id, b.mentions
+              FROM fig_run_brand b WHERE s.kind = 'days' AND b.analysis_id = p_analysis AND b.day BETWEEN s.lo AND s.hi
+            UNION ALL
+            SELECT b.brand, b.is_tracked, b.competitor_id, b.mentions
+              FROM fig_month_brand b WHERE s.kind = 'months' AND b.analysis_id = p_analysis AND b.month BETWEEN s.lo AND s.hi
+          ) f
+         GROUP BY s.period) y));
+END $$;
+
+-- The names the branded rule (fig_branded_rule, migration 015) looks for in an analysis's prompts: the
+-- tracked brand's and the analysis's aliases of it. A prompt is branded when prompts.branded says so (the
+-- pipeline wins), else by the rule: coalesce(p.branded, fig_branded_rule(p.text, fig_brand_names(p.analysis_id))),
+-- with branded_source 'pipeline' when p.branded is not null, 'rule' otherwise.
+CREATE OR REPLACE FUNCTION fig_brand_names(p_analysis uuid) RETURNS text[] LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN (SELECT b.name || a.brand_aliases FROM analyses a JOIN brands b ON b.id = a.brand_id WHERE a.id = p_analysis);
+END $$;
+
+-- The sums of each period per engine and per kind of prompt (branded or not, as fig_brand_names says),
+-- read from the per-prompt aggregates (a run's own rows, the edge days by prompt, whole months), and the
+-- collected answers of the window's runs still extracting, per engine and kind. Rows travel as arrays:
+-- period, engine, branded, then the measures in the order of MEASURES (shared/reads/figures/load.ts);
+-- pending rows: engine, branded, answers. Its cost grows with prompts x engines x (months + edge days),
+-- which is why the reads ask for it only when the caller asks for segments.
+CREATE OR REPLACE FUNCTION fig_branded_sums(p_analysis uuid, w fig_window) RETURNS json LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  names text[] := fig_brand_names(p_analysis);
+  yes uuid[];
+  no uuid[];
+BEGIN
+  -- Each prompt classified once, here: inside the sums below the rule would run once per aggregate row.
+  SELECT coalesce(array_agg(c.id) FILTER (WHERE c.branded), '{}'), coalesce(array_agg(c.id) FILTER (WHERE NOT c.branded), '{}')
+    INTO yes, no
+    FROM (SELECT p.id, coalesce(p.branded, fig_branded_rule(p.text, names)) AS branded
+            FROM prompts p WHERE p.analysis_id = p_analysis) c;
+  RETURN json_build_object(
+    'rows', (SELECT json_agg(json_build_array(x.period, x.engine, x.branded, x.answers, x.extracted, x.mentioned, x.tracked_mentions,
+                                              x.brand_mentions, x.position_sum, x.position_n, x.sentiment_sum, x.sentiment_n,
+                                              x.citations, x.owned_citations, x.position_sq, x.sentiment_sq)) FROM (
+        SELECT s.period, f.engine, k.branded, sum(f.answers) AS answers, sum(f.extracted) AS extracted,
+               sum(f.mentioned) AS mentioned, sum(f.tracked_mentions) AS tracked_mentions,
+               sum(f.brand_mentions) AS brand_mentions, sum(f.position_sum) AS position_sum,
+               sum(f.position_n) AS position_n, sum(f.sentiment_sum) AS sentiment_sum,
+               sum(f.sentiment_n) AS sentiment_n, sum(f.citations) AS citations,
+               sum(f.owned_citations) AS owned_citations, sum(f.position_sq) AS position_sq, sum(f.sentiment_sq) AS sentiment_sq
+          FROM fig_segments(w) s
+          CROSS JOIN (VALUES (true, yes), (false, no)) k (branded, ids)
+          CROSS JOIN LATERAL (
+            SELECT q.engine, q.answers, q.extracted, q.mentioned, q.tracked_mentions, q.brand_mentions,
+                   q.position_sum, q.position_n, q.sentiment_sum, q.sentiment_n, q.citations, q.owned_citations, q.position_sq, q.sentiment_sq
+              FROM fig_run_prompt q WHERE s.kind = 'run' AND q.run_id = s.run AND q.prompt_id = ANY (k.ids)
+            UNION ALL
+            SELECT q.engine, q.answers, q.extracted, q.mentioned, q.tracked_mentions, q.brand_mentions,
+                   q.position_sum, q.position_n, q.sentiment_sum, q.sentiment_n, q.citations, q.owned_citations, q.position_sq, q.sentiment_sq
+              FROM fig_run_prompt q WHERE s.kind = 'days' AND q.prompt_id = ANY (k.ids) AND q.day BETWEEN s.lo AND s.hi
+            UNION ALL
+            SELECT q.engine, q.answers, q.extracted, q.mentioned, q.tracked_mentions, q.brand_mentions,
+                   q.position_sum, q.position_n, q.sentiment_sum, q.sentiment_n, q.citations, q.owned_citations, q.position_sq, q.sentiment_sq
+              FROM fig_month_prompt q WHERE s.kind = 'months' AND q.prompt_id = ANY (k.ids) AND q.month BETWEEN s.lo AND s.hi
+          ) f
+         GROUP BY s.period, f.engine, k.branded) x),
+    'pending', (SELECT json_agg(json_build_array(x.engine, x.branded, x.n)) FROM (
+        SELECT a.engine, a.prompt_id = ANY (yes) AS branded, count(*)::integer AS n
+          FROM answers a
+         WHERE a.run_id = ANY (fig_unfinished_runs(p_analysis, w))
+         GROUP BY 1, 2) x));
+END $$;
+
+-- get_metrics: the common part, the brands of the share-of-voice universe, and with p_segments the sums
+-- per kind of prompt.
+CREATE OR REPLACE FUNCTION api_fig_headline(p_analysis uuid, p_window text, p_from date, p_to date, p_segments boolean) RETURNS json
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  w fig_window := fig_resolve_window(p_analysis, p_window, p_from, p_to);
+BEGIN
+  RETURN json_build_object('common', fig_common(p_analysis, w), 'universe', fig_universe(p_analysis, w),
+                           'segments', CASE WHEN p_segments THEN fig_branded_sums(p_analysis, w) END);
+END $$;
+
+-- list_engines: the common part, and with p_segments the sums per kind of prompt.
+CREATE OR REPLACE FUNCTION api_fig_engines(p_analysis uuid, p_window text, p_from date, p_to date, p_segments boolean) RETURNS json
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  w fig_window := fig_resolve_window(p_analysis, p_window, p_from, p_to);
+BEGIN
+  RETURN json_build_object('common', fig_common(p_analysis, w),
+                           'segments', CASE WHEN p_segments THEN fig_branded_sums(p_analysis, w) END);
 END $$;
 
 -- list_competitors: brands named in the window, and the configured competitors.
@@ -310,6 +428,9 @@ DECLARE
 BEGIN
   RETURN json_build_object(
     'common', fig_common(p_analysis, w),
+    'competitor_domains', (SELECT coalesce(json_agg(DISTINCT d.domain), '[]')
+                             FROM competitors c CROSS JOIN LATERAL unnest(c.domain || c.domains) d (domain)
+                            WHERE c.analysis_id = p_analysis AND d.domain IS NOT NULL),
     'domains', (SELECT json_agg(x) FROM (
         SELECT s.period, f.domain, sum(f.citations)::float8 AS citations, sum(f.answers)::float8 AS answers
           FROM fig_segments(w) s
@@ -380,21 +501,34 @@ LANGUAGE plpgsql STABLE AS $$
 DECLARE
   w fig_window;
   ids uuid[];
+  names text[] := fig_brand_names(p_analysis);
 BEGIN
   IF NOT p_none AND NOT EXISTS (SELECT 1 FROM prompt_groups g WHERE g.analysis_id = p_analysis AND g.id = p_group) THEN
     RETURN json_build_object('found', false);
   END IF;
   w := fig_resolve_window(p_analysis, p_window, p_from, p_to);
-  SELECT array_agg(p.id ORDER BY p.created_at, p.id) INTO ids
-    FROM (SELECT p.id, p.created_at FROM prompts p
-           WHERE p.analysis_id = p_analysis AND (p.group_id = p_group OR (p_none AND p.group_id IS NULL))
-           ORDER BY p.created_at, p.id LIMIT p_limit OFFSET p_offset) p;
+  -- The page is read in index order from prompts_group_order (the offset skipped on the index alone), one
+  -- statement per case so that each is a plain index condition; the total is the count the store keeps.
+  IF p_none THEN
+    SELECT array_agg(p.id ORDER BY p.created_at, p.id) INTO ids
+      FROM (SELECT p.id, p.created_at FROM prompts p WHERE p.analysis_id = p_analysis AND p.group_id IS NULL
+             ORDER BY p.created_at, p.id LIMIT p_limit OFFSET p_offset) p;
+  ELSE
+    SELECT array_agg(p.id ORDER BY p.created_at, p.id) INTO ids
+      FROM (SELECT p.id, p.created_at FROM prompts p WHERE p.analysis_id = p_analysis AND p.group_id = p_group
+             ORDER BY p.created_at, p.id LIMIT p_limit OFFSET p_offset) p;
+  END IF;
   RETURN json_build_object(
     'found', true,
     'common', fig_common(p_analysis, w),
-    'total', (SELECT count(*)::integer FROM prompts p
-               WHERE p.analysis_id = p_analysis AND (p.group_id = p_group OR (p_none AND p.group_id IS NULL))),
-    'prompts', (SELECT coalesce(json_agg(json_build_object('id', p.id, 'text', p.text, 'language', p.language) ORDER BY p.created_at, p.id), '[]')
+    'total', coalesce((SELECT c.n FROM prompt_group_counts c
+                        WHERE c.analysis_id = p_analysis
+                          AND c.group_key = CASE WHEN p_none THEN '00000000-0000-0000-0000-000000000000'::uuid ELSE p_group END), 0),
+    -- branded: the pipeline's, else the rule's (as api_prompt_catalog says it).
+    'prompts', (SELECT coalesce(json_agg(json_build_object('id', p.id, 'text', p.text, 'language', p.language,
+                                                           'branded', coalesce(p.branded, fig_branded_rule(p.text, names)),
+                                                           'branded_source', CASE WHEN p.branded IS NULL THEN 'rule' ELSE 'pipeline' END)
+                                         ORDER BY p.created_at, p.id), '[]')
                   FROM prompts p WHERE p.id = ANY (ids)),
     'rows', (SELECT json_agg(json_build_array(x.period, x.prompt_id, x.engine, x.answers, x.extracted, x.mentioned, x.tracked_mentions,
                                               x.brand_mentions, x.position_sum, x.position_n, x.sentiment_sum, x.sentiment_n,
@@ -433,13 +567,27 @@ END $$;
 -- measures in the order of MEASURES (shared/reads/figures/load.ts).
 CREATE OR REPLACE FUNCTION api_fig_series(p_analysis uuid, p_window text, p_from date, p_to date) RETURNS json
 LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN fig_series(p_analysis, fig_resolve_window(p_analysis, p_window, p_from, p_to), false);
+END $$;
+
+-- get_metrics_timeseries with the choice of segments: the summary's sums per kind of prompt with p_segments.
+CREATE OR REPLACE FUNCTION api_fig_daily(p_analysis uuid, p_window text, p_from date, p_to date, p_segments boolean) RETURNS json
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN fig_series(p_analysis, fig_resolve_window(p_analysis, p_window, p_from, p_to), p_segments);
+END $$;
+
+CREATE OR REPLACE FUNCTION fig_series(p_analysis uuid, w fig_window, p_segments boolean) RETURNS json
+LANGUAGE plpgsql STABLE AS $$
 DECLARE
-  w fig_window := fig_resolve_window(p_analysis, p_window, p_from, p_to);
   lo timestamptz := w.cur_from::timestamp AT TIME ZONE 'UTC';
   hi timestamptz := (w.cur_to + 1)::timestamp AT TIME ZONE 'UTC';
 BEGIN
   RETURN json_build_object(
     'common', fig_common(p_analysis, w),
+    'universe', fig_universe(p_analysis, w),
+    'segments', CASE WHEN p_segments THEN fig_branded_sums(p_analysis, w) END,
     'days', (SELECT json_agg(json_build_array(x.day, x.id, x.state, x.pending, x.has_rows, x.answers, x.extracted, x.mentioned,
                                               x.tracked_mentions, x.brand_mentions, x.position_sum, x.position_n, x.sentiment_sum,
                                               x.sentiment_n, x.citations, x.owned_citations, x.position_sq, x.sentiment_sq) ORDER BY x.day) FROM (

@@ -244,6 +244,8 @@ describe('loadCommon: coverage and sums per engine', () => {
       run: null,
       measured_at: '2026-03-01T10:00:00.500Z',
       recipes: ['r2', 'r1'],
+      // Nothing tested yet: a read counts its tests once its figures are built (corrected).
+      multiple_comparisons: { method: 'benjamini-hochberg', q: 0.05, tests: 0 },
       // Asserted engine by engine above.
       coverage: expect.any(Array),
     });
@@ -424,6 +426,7 @@ describe('loadCommon: the window, its run and its comparison', () => {
       run: null,
       measured_at: null,
       recipes: [],
+      multiple_comparisons: { method: 'benjamini-hochberg', q: 0.05, tests: 0 },
       coverage: ZERO_COVERAGE,
     });
   });
@@ -451,6 +454,7 @@ describe('loadCommon: the window, its run and its comparison', () => {
       run: null,
       measured_at: null,
       recipes: [],
+      multiple_comparisons: { method: 'benjamini-hochberg', q: 0.05, tests: 0 },
       coverage: ZERO_COVERAGE,
     });
   });
