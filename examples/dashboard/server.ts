@@ -4,8 +4,9 @@
  * reach a browser, so a page calls a backend of its own, which calls the API.
  *
  * Run against `npm start` (or a deployed stage):
- *   GEO_API_KEY=geo_live_... GEO_ANALYSIS=acme-core npx tsx examples/dashboard/server.ts
- * then open http://127.0.0.1:4000/. GEO_BASE_URL defaults to http://127.0.0.1:3000/api/v1.
+ *   GEO_BASE_URL=http://127.0.0.1:<port>/api/v1 GEO_API_KEY=geo_live_... GEO_ANALYSIS=acme-core npx tsx examples/dashboard/server.ts
+ * then open http://127.0.0.1:4000/. GEO_BASE_URL is the API's base address (`npm start` prints it); there
+ * is no default, so the dashboard never calls an address nobody gave it.
  */
 import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
@@ -28,7 +29,10 @@ export interface Dashboard {
 
 const here = dirname(fileURLToPath(import.meta.url));
 
-/** What the page needs, in one call: the daily series, the competitors, the latest finished run and its changes. */
+/**
+ * What the page needs, in one call: the daily series, the competitors, the cited sources by category, the
+ * latest finished run and its changes.
+ */
 async function gather(o: DashboardOptions): Promise<unknown> {
   const get = async (path: string) => {
     const res = await fetch(`${o.baseUrl}/analyses/${encodeURIComponent(o.analysis)}${path}`, {
@@ -38,14 +42,15 @@ async function gather(o: DashboardOptions): Promise<unknown> {
     if (!res.ok) throw new Error(`${path}: ${res.status} ${body.error?.code ?? ''} ${body.error?.message ?? ''}`);
     return body as Record<string, unknown>;
   };
-  const [series, competitors, runs] = await Promise.all([
-    get('/metrics/timeseries?window=30d'),
+  const [series, competitors, sources, runs] = await Promise.all([
+    get('/metrics/timeseries?window=30d&segments=branded'),
     get('/competitors?window=30d'),
+    get('/sources?window=30d&limit=1'),
     get('/runs?limit=10'),
   ]);
   const finished = (runs.items as Array<{ id: string; state: string }>).find((r) => r.state === 'finished');
   const run = finished ? await get(`/runs/${finished.id}`) : null;
-  return { series, competitors, run };
+  return { series, competitors, sources, run };
 }
 
 export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
@@ -83,9 +88,10 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const key = process.env.GEO_API_KEY;
   const analysis = process.env.GEO_ANALYSIS;
-  if (!key || !analysis) throw new Error('set GEO_API_KEY and GEO_ANALYSIS');
+  const baseUrl = process.env.GEO_BASE_URL;
+  if (!key || !analysis || !baseUrl) throw new Error('set GEO_BASE_URL, GEO_API_KEY and GEO_ANALYSIS');
   const d = await startDashboard({
-    baseUrl: process.env.GEO_BASE_URL ?? 'http://127.0.0.1:3000/api/v1',
+    baseUrl,
     key,
     analysis,
     port: Number(process.env.PORT ?? 4000),

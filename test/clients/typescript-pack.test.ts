@@ -96,7 +96,15 @@ describe('the npm package', () => {
     }>;
     const files = info!.files.map((f) => f.path).sort();
     expect(files).toEqual(
-      expect.arrayContaining(['README.md', 'package.json', 'bin/geo.js', 'dist/index.js', 'dist/index.d.ts', 'dist/cli.js', 'dist/schema.d.ts']),
+      expect.arrayContaining([
+        'README.md',
+        'package.json',
+        'bin/geo.js',
+        'dist/index.js',
+        'dist/index.d.ts',
+        'dist/cli.js',
+        'dist/schema.d.ts',
+      ]),
     );
     // Sources, the generator and tests stay out of the tarball.
     expect(files.filter((f) => !f.startsWith('dist/') && !['README.md', 'package.json'].includes(f))).toEqual([]);

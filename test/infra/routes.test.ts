@@ -49,7 +49,10 @@ describe('HTTP API routes', () => {
   });
 
   it('routes exactly: GET and HEAD per read and for /openapi.json, POST /mcp and $default; no other method or catch-all', () => {
-    const reading = ['GET', 'HEAD'].flatMap((method) => [...reads.map((r) => `${method} /api/v1${r.path}`), `${method} /api/v1/openapi.json`]);
+    const reading = ['GET', 'HEAD'].flatMap((method) => [
+      ...reads.map((r) => `${method} /api/v1${r.path}`),
+      `${method} /api/v1/openapi.json`,
+    ]);
     const expected = new Set([...reading, 'POST /api/v1/mcp', '$default']);
     expect(new Set(routes.map((r) => r.routeKey))).toEqual(expected);
     expect(routes).toHaveLength(expected.size);

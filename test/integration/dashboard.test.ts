@@ -13,12 +13,15 @@ import { debianInstallHint, findDebianBinary } from '../support/debian.js';
  * backend holds the key and proxies the reads (the API sends no CORS headers); the page, opened in
  * headless Chromium (Debian's package; without it the browser tests are skipped, naming the command that
  * installs it), draws visibility per day with its 95% band, rings the significant day-to-day moves,
- * lists the competitors with their ranks and what changed since the previous run. The screenshot is the
- * one docs/figures.md shows.
+ * colours a change as real only when the API flags it after the Benjamini–Hochberg correction, switches between all, non-branded and branded prompts, lists the
+ * competitors with their ranks, the cited sites by category and what changed since the previous run, and
+ * says plainly when an analysis was never collected or its extraction is late, at desktop and phone
+ * width. The screenshots are the ones docs/figures.md shows.
  */
 
 const root = join(import.meta.dirname, '..', '..');
 const SCREENSHOT = join(root, 'docs', 'images', 'dashboard.png');
+const PHONE_SCREENSHOT = join(root, 'docs', 'images', 'dashboard-phone.png');
 const CHROMIUM_ARGS = [
   '--headless',
   '--no-sandbox',
@@ -58,10 +61,12 @@ describe('the backend holds the key and proxies the reads', () => {
     expect(res.status).toBe(200);
     expect(text).not.toContain(key());
     const data = JSON.parse(text);
-    const series = await call(api, `/analyses/${analysis()}/metrics/timeseries?window=30d`, key());
+    const series = await call(api, `/analyses/${analysis()}/metrics/timeseries?window=30d&segments=branded`, key());
     expect(data.series).toEqual(series.body);
     const competitors = await call(api, `/analyses/${analysis()}/competitors?window=30d`, key());
     expect(data.competitors).toEqual(competitors.body);
+    const sources = await call(api, `/analyses/${analysis()}/sources?window=30d&limit=1`, key());
+    expect(data.sources).toEqual(sources.body);
     expect(data.run.state).toBe('finished');
     expect(data.run.changes).not.toBeNull();
     // The API itself answers a browser's preflight with no CORS header: the reason for the backend.
@@ -73,28 +78,34 @@ describe('the backend holds the key and proxies the reads', () => {
 describe(`the page in Chromium${SKIPPED}`, () => {
   let browser: Browser;
   let page: Page;
+  let data: any;
   const outside: string[] = [];
+  const maybe = chromiumPath ? test : test.skip;
+
+  /** Opens a dashboard's page at a viewport, every request outside it recorded. */
+  async function open(url: string, viewport: { width: number; height: number }): Promise<Page> {
+    const p = await browser.newPage({ viewport });
+    p.on('request', (r) => {
+      if (!r.url().startsWith(url)) outside.push(r.url());
+    });
+    await p.goto(`${url}/`);
+    await p.waitForSelector('body[data-ready]');
+    return p;
+  }
+
   beforeAll(async () => {
     if (!chromiumPath) return;
     browser = await chromium.launch({ executablePath: chromiumPath, args: CHROMIUM_ARGS });
-    page = await browser.newPage({ viewport: { width: 1040, height: 900 } });
-    page.on('request', (r) => {
-      if (!r.url().startsWith(dash.url)) outside.push(r.url());
-    });
-    await page.goto(`${dash.url}/`);
-    await page.waitForSelector('body[data-ready]');
+    page = await open(dash.url, { width: 1040, height: 900 });
+    data = await (await fetch(`${dash.url}/data`)).json();
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
   });
-  const maybe = chromiumPath ? test : test.skip;
 
-  maybe('draws visibility per day with its band, and rings exactly the significant moves', async () => {
+  maybe('draws visibility per day with its band, and rings exactly the significant day-to-day moves', async () => {
     expect(await page.getAttribute('body', 'data-ready')).toBe('true');
-    const data = await (await fetch(`${dash.url}/data`)).json();
-    const measured = data.series.points.filter(
-      (p: { state: string; visibility: { value: number | null } }) => p.state === 'measured' && p.visibility.value !== null,
-    );
+    const measured = data.series.points.filter((p: any) => p.state === 'measured' && p.visibility.value !== null);
     expect(await page.locator('svg circle.point').count()).toBe(measured.length);
     expect(await page.locator('svg polygon.band').count()).toBeGreaterThan(0);
     // Each ring is a day whose move from the previous measured day has a 95% interval (Newcombe, the API's
@@ -106,23 +117,100 @@ describe(`the page in Chromium${SKIPPED}`, () => {
       if (excludesZero(newcombe(b.numerator, b.denominator, a.numerator, a.denominator))) expected.push(measured[i].day);
     }
     expect(ringed).toEqual(expected);
+    expect(await page.locator('[data-comparability]').textContent()).toMatch(
+      /^(Compared with \d{4}-\d{2}-\d{2} to \d{4}-\d{2}-\d{2}|There is no earlier period)/,
+    );
+    expect(await page.locator('#legend').textContent()).toContain('where the true share most likely lies');
+    expect(await page.locator('#methods').textContent()).toContain('Benjamini–Hochberg');
   });
 
   maybe('lists the competitors with their ranks, and what changed since the previous run', async () => {
-    const data = await (await fetch(`${dash.url}/data`)).json();
     const rows = await page
       .locator('#competitors tbody tr')
       .evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
     expect(rows).toHaveLength(data.competitors.items.length + 1);
     const tracked = rows.find((r) => r[1] === data.competitors.tracked.name);
     expect(tracked?.[0]).toBe(String(data.competitors.tracked.rank));
+    // "new" only for a brand named now and not before.
+    for (const row of rows.filter((r) => r[4] === 'new')) expect(Number(row[2])).toBeGreaterThan(0);
     const entered = await page.locator('[data-list="brands-entered"]').textContent();
     expect(entered).toContain(`(${data.run.changes.brands.entered_total})`);
     expect(await page.locator('[data-run-visibility] [data-significant]').getAttribute('data-significant')).toBe(
-      String(data.run.changes.visibility.significant),
+      String(data.run.changes.visibility.significant_fdr ?? data.run.changes.visibility.significant),
     );
-    expect(outside).toEqual([]);
+  });
+
+  maybe('whose sites are cited: owned, competitor and other, whose citations add up to all citations', async () => {
+    const categories = data.sources.categories;
+    const shown = await page.locator('#categories tbody tr').evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-category')));
+    expect(shown).toEqual(['owned', 'competitor', 'other']);
+    const { owned, competitor, other } = categories;
+    expect(owned.numerator + competitor.numerator + other.numerator).toBe(owned.denominator);
+    expect(await page.locator('[data-category="owned"] td').nth(1).textContent()).toContain(`${owned.numerator} of ${owned.denominator}`);
+  });
+
+  maybe('the segment switch redraws the headline from the segment, whose counts add up to the pooled ones', async () => {
+    const pooled = data.series.summary.visibility;
+    const { branded, non_branded } = data.series.segments;
+    expect(branded.visibility.numerator + non_branded.visibility.numerator).toBe(pooled.numerator);
+    expect(branded.visibility.denominator + non_branded.visibility.denominator).toBe(pooled.denominator);
+    const shown = (x: number | null) => (x === null ? '–' : `${(100 * x).toFixed(1)}%`);
+    await page.click('[data-segment="non_branded"]');
+    expect(await page.locator('[data-figure="visibility"]').textContent()).toBe(shown(non_branded.visibility.value));
+    expect(await page.locator('#subtitle').textContent()).toContain('prompts that do not name the brand');
+    await page.click('[data-segment="all"]');
+    expect(await page.locator('[data-figure="visibility"]').textContent()).toBe(shown(pooled.value));
     await mkdir(join(root, 'docs', 'images'), { recursive: true });
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
+  });
+
+  maybe('at phone width: nothing wider than the screen, and the same figures', async () => {
+    const phone = await open(dash.url, { width: 390, height: 844 });
+    try {
+      const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      expect(overflow).toBeLessThanOrEqual(0);
+      expect(await phone.locator('[data-figure="visibility"]').textContent()).toBe(
+        await page.locator('[data-figure="visibility"]').textContent(),
+      );
+      await phone.screenshot({ path: PHONE_SCREENSHOT, fullPage: true });
+    } finally {
+      await phone.close();
+    }
+  });
+
+  maybe('an analysis never collected says so: no chart, no brand called "new", no "null to null"', async () => {
+    const never = await startDashboard({ baseUrl: api.baseUrl, key: key(), analysis: manifest.analyses.never_collected });
+    try {
+      const p = await open(never.url, { width: 1040, height: 900 });
+      expect(await p.getAttribute('body', 'data-ready')).toBe('true');
+      expect(await p.locator('[data-state="never_collected"]').textContent()).toContain('No collection yet');
+      expect(await p.locator('#measured').isVisible()).toBe(false);
+      const text = (await p.locator('body').innerText()).toLowerCase();
+      expect(text).not.toContain('null');
+      expect(text).not.toMatch(/\bnew\b/);
+      await p.close();
+    } finally {
+      await never.close();
+    }
+  });
+
+  maybe('extraction late: a flag and a marked day, not a vanished one', async () => {
+    const late = await startDashboard({ baseUrl: api.baseUrl, key: key(), analysis: manifest.analyses.extraction_late });
+    try {
+      const p = await open(late.url, { width: 1040, height: 900 });
+      const lateData = await (await fetch(`${late.url}/data`)).json();
+      expect(lateData.series.context.extraction_late).toBe(true);
+      expect(await p.locator('[data-state="extraction_late"]').count()).toBe(1);
+      const lateDays = lateData.series.points.filter((pt: any) => pt.state === 'extraction_late').map((pt: any) => pt.day);
+      expect(lateDays.length).toBeGreaterThan(0);
+      expect(await p.locator('svg rect.late').evaluateAll((els) => els.map((e) => e.getAttribute('data-day')))).toEqual(lateDays);
+      await p.close();
+    } finally {
+      await late.close();
+    }
+  });
+
+  maybe('the page loads nothing from anywhere else', () => {
+    expect(outside).toEqual([]);
   });
 });

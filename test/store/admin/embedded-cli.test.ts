@@ -27,7 +27,9 @@ beforeAll(async () => {
   store = await startStore({ seed: true });
   const table = freshTableName();
   await createBudgetTable(dynamoEndpoint(), table);
-  api = await startApi(localConfig(store.readerUrl, dynamoEndpoint(), { LOG_LEVEL: 'ERROR', BUDGET_TIMEOUT_MS: '5000', BUDGET_TABLE: table }));
+  api = await startApi(
+    localConfig(store.readerUrl, dynamoEndpoint(), { LOG_LEVEL: 'ERROR', BUDGET_TIMEOUT_MS: '5000', BUDGET_TABLE: table }),
+  );
   // What bin/start.ts writes, in a directory of the test's own (the CLI reads it from where it runs).
   cwd = await mkdtemp(join(tmpdir(), 'geo-admin-embedded-'));
   await mkdir(join(cwd, '.local'));
