@@ -34,7 +34,9 @@ describe('GET /analyses/{analysis}/prompts (list_prompts)', () => {
     expect(body.items.filter((p) => p.group === null)).toHaveLength(rows[0]!.ungrouped);
     expect(new Set(body.items.map((p) => p.language))).toEqual(new Set(['en', 'fr']));
     // docs/contract.md#what-the-service-does item 6: not a single figure on the catalogue.
-    for (const item of body.items) expect(Object.keys(item).sort()).toEqual(['created_at', 'group', 'id', 'language', 'text']);
+    for (const item of body.items) {
+      expect(Object.keys(item).sort()).toEqual(['branded', 'branded_source', 'created_at', 'group', 'id', 'language', 'text']);
+    }
     expect(Object.keys(body).sort()).toEqual(['items', 'next_cursor', 'total', 'truncated']);
     expect(new Set(body.items.map((p) => p.id)).size).toBe(body.items.length);
   });

@@ -538,7 +538,14 @@ describe('groups (list_groups) and group prompts (list_group_prompts)', () => {
     const first = await get(`${A}/groups/${FIG_IDS.alpha}/prompts?window=7d&limit=1`, listGroupPrompts.output);
     expect([first.total, first.truncated, first.next_cursor]).toEqual([2, true, null]);
     const p1 = first.items[0]!;
-    expect(p1.prompt).toEqual({ id: FIG_IDS.p1, text: 'Best tool for fixing things?', language: 'en' });
+    // Branded by the rule (no pipeline value): "fixing" is not the brand Fixo (figures-v3.test.ts).
+    expect(p1.prompt).toEqual({
+      id: FIG_IDS.p1,
+      text: 'Best tool for fixing things?',
+      language: 'en',
+      branded: false,
+      branded_source: 'rule',
+    });
     // P1 chatgpt: R2, a31, a41 all name Fixo → 3/3; perplexity: R2, a33 yes, a43 no → 2/3; together 5/6.
     expect(p1.engines.map((e) => [e.engine.key, e.visibility.numerator, e.visibility.denominator, e.visibility.value])).toEqual([
       ['chatgpt', 3, 3, 1],

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from '@jest/globals';
@@ -235,9 +236,11 @@ describe('revokeKey', () => {
 describe('npm run keys (bin/admin.ts key ...)', () => {
   const run = async (args: string[], env: NodeJS.ProcessEnv) => {
     const tsx = join(process.cwd(), 'node_modules', '.bin', 'tsx');
+    // From a directory of no local stack: a running npm start's .local/demo.json would otherwise be used.
     try {
-      const { stdout, stderr } = await promisify(execFile)(tsx, ['bin/admin.ts', 'key', ...args], {
+      const { stdout, stderr } = await promisify(execFile)(tsx, [join(process.cwd(), 'bin', 'admin.ts'), 'key', ...args], {
         env: { ...process.env, ...env, NODE_OPTIONS: '' },
+        cwd: tmpdir(),
       });
       return { code: 0, stdout, stderr };
     } catch (err) {
