@@ -1,3 +1,4 @@
+import { MEASURES } from '../reads/figures/load.js';
 import type { Queryable } from '../store/queryable.js';
 
 /**
@@ -13,21 +14,6 @@ import type { Queryable } from '../store/queryable.js';
  */
 
 const NIL = `'00000000-0000-0000-0000-000000000000'::uuid`;
-const MEASURES = [
-  'answers',
-  'extracted',
-  'mentioned',
-  'tracked_mentions',
-  'brand_mentions',
-  'position_sum',
-  'position_n',
-  'sentiment_sum',
-  'sentiment_n',
-  'citations',
-  'owned_citations',
-  'position_sq',
-  'sentiment_sq',
-];
 const ENGINE_MEASURES = ['expected', 'collected', 'failed', ...MEASURES];
 const BRAND_MEASURES = ['mentions', 'answers', 'position_sum', 'position_n', 'position_sq'];
 const SUMMARY = [
@@ -53,7 +39,7 @@ interface Check {
   /** The primary key. */
   keys: string[];
   /** The columns compared. */
-  values: string[];
+  values: readonly string[];
   /** Columns written with a repaired row but not compared (a brand's kind, a row's analysis and day). */
   extra?: string[];
   /** The recomputation: keys, values and extra, by those names. */
@@ -68,7 +54,7 @@ interface Check {
   absent: 'zero' | 'delete' | 'keep';
 }
 
-const sums = (cols: string[], from = '') => cols.map((c) => `sum(${from}${c}) AS ${c}`).join(', ');
+const sums = (cols: readonly string[], from = '') => cols.map((c) => `sum(${from}${c}) AS ${c}`).join(', ');
 const month = (col: string) => `date_trunc('month', ${col})::date`;
 
 export const CHECKS: readonly Check[] = [
