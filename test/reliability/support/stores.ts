@@ -68,8 +68,8 @@ const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 
 /**
  * The API server bundled as the functions are for Lambda (esbuild, ESM), run by the property files in
- * a process of its own. Written under .local/ two levels below the root, so that the handlers find
- * openapi/openapi.json where they look for it (../../ from their module).
+ * a process of its own. Written under .local/ (ignored); the handlers find openapi/openapi.json above
+ * wherever the bundle is.
  */
 async function bundleApiServer(): Promise<string> {
   const outfile = join(REPO, '.local', 'reliability', 'api-server.mjs');
