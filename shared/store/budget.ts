@@ -368,7 +368,7 @@ function budgetCause(err: unknown): Record<string, unknown> {
 }
 
 /** DynamoDB refusing the write because its condition failed: a real 4xx answer of that type, nothing else. */
-function conditionFailed(err: unknown): boolean {
+export function conditionFailed(err: unknown): boolean {
   const e = err as SdkFault | undefined;
   const status = e?.$metadata?.httpStatusCode;
   return e?.name === 'ConditionalCheckFailedException' && typeof status === 'number' && status >= 400 && status < 500;

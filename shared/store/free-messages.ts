@@ -1,5 +1,5 @@
 import { RateLimitUnavailable, TooManyMessages } from '../errors.js';
-import { type CounterClient, secondsToMinuteEnd } from './budget.js';
+import { type CounterClient, conditionFailed, secondsToMinuteEnd } from './budget.js';
 
 /**
  * The bound on the MCP messages that spend no budget (the handshake, listings, ping, notifications,
@@ -44,10 +44,7 @@ export function createFreeMessageCounter(client: CounterClient, table: string): 
           },
         });
       } catch (err) {
-        const e = err as { name?: unknown; $metadata?: { httpStatusCode?: unknown } } | undefined;
-        const status = e?.$metadata?.httpStatusCode;
-        if (e?.name === 'ConditionalCheckFailedException' && typeof status === 'number' && status >= 400 && status < 500)
-          throw new TooManyMessages(ceiling, secondsToMinuteEnd(now));
+        if (conditionFailed(err)) throw new TooManyMessages(ceiling, secondsToMinuteEnd(now));
         throw new RateLimitUnavailable({ fault: 'free-messages', message: 'the free-message counter call failed' });
       }
     },
