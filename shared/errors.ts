@@ -194,7 +194,10 @@ export class RateLimited extends ApiError {
 export class TooManyMessages extends ApiError {
   readonly status = 429;
   readonly code = 'rate_limited';
-  constructor(ceiling: number, retryAfter: number) {
+  constructor(
+    readonly ceiling: number,
+    retryAfter: number,
+  ) {
     super(
       `This key sent its ${ceiling} protocol messages of the minute (handshakes, listings, pings, prompts), which spend no call budget but are bounded. Retry in ${retryAfter} seconds.`,
       { retryAfter },

@@ -2397,13 +2397,13 @@ export interface operations {
             413: components["responses"]["jsonrpc_error"];
             /** @description The Content-Type is not application/json. */
             415: components["responses"]["jsonrpc_error"];
-            /** @description - `rate_limited`: this key sent more messages that spend no budget (handshake, listings, ping, prompts, the resource) this minute than their bound (as many as the plan allows calls per minute, at least 60); the message says the seconds to wait, as Retry-After does. */
+            /** @description - `rate_limited`: this key sent more messages that spend no budget (handshake, listings, ping, prompts, the resource) this minute than their bound (as many as the plan allows calls per minute, at least 60); the message says the seconds to wait, as Retry-After does. The X-RateLimit-* headers describe that bound (its ceiling, 0 remaining, the same delay), not the call budget. */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit-if-counted"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining-if-counted"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset-if-counted"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };

@@ -337,11 +337,11 @@ function mcpOperations(parts: Parts, examples?: Examples): Record<string, Operat
           [...COMMON_CODES.filter((c) => c !== 'invalid_request' && c !== 'rate_limited'), 'origin_not_allowed'],
           responses,
         ),
-        // The bound on the messages that spend no budget: not the call budget, so no X-RateLimit-* headers.
+        // The bound on the messages that spend no budget: a 429 as any other, its rate headers those of that bound.
         '429': {
           description:
-            '- `rate_limited`: this key sent more messages that spend no budget (handshake, listings, ping, prompts, the resource) this minute than their bound (as many as the plan allows calls per minute, at least 60); the message says the seconds to wait, as Retry-After does.',
-          headers: mcpHeadersFor(429),
+            '- `rate_limited`: this key sent more messages that spend no budget (handshake, listings, ping, prompts, the resource) this minute than their bound (as many as the plan allows calls per minute, at least 60); the message says the seconds to wait, as Retry-After does. The X-RateLimit-* headers describe that bound (its ceiling, 0 remaining, the same delay), not the call budget.',
+          headers: headersFor(429),
           content: {
             [JSON_TYPE]: {
               schema: {

@@ -1,11 +1,30 @@
 import { INVALID_REQUEST, isLegacyRequest } from '@modelcontextprotocol/server';
 import { keyedChain } from '../chain/keyed-chain.js';
-import { settled, timed } from '../middleware/call-state.js';
+import { TooManyMessages } from '../errors.js';
+import { type Call, settled, timed } from '../middleware/call-state.js';
+import type { FreeMessageCounter } from '../store/free-messages.js';
 import type { Services } from '../store/services.js';
 import { originGateMiddleware } from './gate.js';
 import { incomingOf, isPlainObject, MAX_FREE_BODY_BYTES, MAX_MCP_BODY_BYTES, spendsBudget, toolAnalysis } from './incoming.js';
 import { jsonRpcError, plainRpcBody, refusal } from './refusals.js';
 import { mcpServer, serveLegacy, serveModern, toWebRequest, UnusableHeader } from './server.js';
+
+/**
+ * Counts a message that spends no budget against the key's bound on free messages. A refusal is a 429
+ * like any other, so it carries the three rate headers beside Retry-After: they describe the bound that
+ * refused it (its ceiling, nothing left, the same delay). A served free message carries none: it touched
+ * no call budget, and the headers of a served call describe that budget.
+ */
+async function countFreeMessage(counter: FreeMessageCounter, call: Call): Promise<void> {
+  const caller = settled(call, 'caller');
+  try {
+    await timed(call, 'budget', () => counter.count(caller.key.id, caller.plan.perMinute));
+  } catch (err) {
+    if (err instanceof TooManyMessages && err.retryAfter !== undefined)
+      call.budget = { limit: err.ceiling, remaining: 0, resetAfterSeconds: err.retryAfter };
+    throw err;
+  }
+}
 
 /**
  * POST /api/v1/mcp: the keyed chain (docs/decisions.md#the-path-of-a-call) in front of a stateless MCP
@@ -17,10 +36,7 @@ export function mcpHandler(services: Services) {
   return keyedChain(services, originGateMiddleware(services.config.MCP_ALLOWED_ORIGINS), toolAnalysis).handler(async (event, context) => {
     const { body, message } = incomingOf(event);
     const { call } = context;
-    if (!spendsBudget(message)) {
-      const caller = settled(call, 'caller');
-      await timed(call, 'budget', () => services.free.count(caller.key.id, caller.plan.perMinute));
-    }
+    if (!spendsBudget(message)) await countFreeMessage(services.free, call);
     const bytes = Buffer.byteLength(body);
     if (bytes > MAX_MCP_BODY_BYTES) return jsonRpcError(413, INVALID_REQUEST, 'Request body over 1 MB.');
     if (!spendsBudget(message) && bytes > MAX_FREE_BODY_BYTES)

@@ -8,7 +8,7 @@ import { connect, parseToolError, rpc, toolCall } from './support.js';
 /**
  * The messages that spend no budget (handshake, listings, ping, notifications, prompts, the resource) are
  * bounded per key and minute (shared/store/free-messages.ts): past the bound, 429 rate_limited in the
- * error envelope, with the seconds in the message; and each must be small (MAX_FREE_BODY_BYTES).
+ * error envelope, with the seconds in the message and the bound in the rate headers; and each must be small (MAX_FREE_BODY_BYTES).
  */
 const TINY_PLAN_CALLS = 5; // the demo's tiny plan, the small_budget key's
 
@@ -37,9 +37,15 @@ describe('the bound on free messages', () => {
       }
       for (const message of messages) {
         const refused = await rpc(fresh, k, message);
-        expectError(refused, 429, 'rate_limited', { budget: false });
+        expectError(refused, 429, 'rate_limited', { budget: true });
         const seconds = Number(refused.headers.get('retry-after'));
         expect(seconds).toBeGreaterThanOrEqual(1);
+        // As every 429: the three rate headers beside Retry-After, here the bound that refused it.
+        expect({
+          limit: refused.headers.get('x-ratelimit-limit'),
+          remaining: refused.headers.get('x-ratelimit-remaining'),
+          reset: refused.headers.get('x-ratelimit-reset'),
+        }).toEqual({ limit: String(FREE_MESSAGES_FLOOR), remaining: '0', reset: String(seconds) });
         expect(refused.body.error.message).toBe(
           `This key sent its ${FREE_MESSAGES_FLOOR} protocol messages of the minute (handshakes, listings, pings, prompts), which spend no call budget but are bounded. Retry in ${seconds} seconds.`,
         );
