@@ -19,6 +19,11 @@
  * the 4 extracted answers (visibility 0.75); 6 brand mentions in all, 3 of them the tracked brand's
  * (share of voice 0.5); its first positions 1, 2, 1 (average position 1.333333); sentiments 0.6 and 0.2
  * (average 0.4); 4 citations, 2 to owned domains (source share 0.5).
+ *
+ * The splits: the prompt naming the brand is branded (the pipeline says so), so with segments=branded its
+ * one extracted answer names the brand (visibility 1) and the other prompts' 3 do twice (0.666667).
+ * Of the 4 citations, 2 are owned, 1 a direct competitor's (initech.com) and 1 other (0.5, 0.25, 0.25).
+ * Each engine's model is recorded, so a later run on another model is not compared like for like.
  */
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
@@ -37,10 +42,13 @@ const ENGINES = [
   { key: 'chatgpt', name: 'ChatGPT' },
   { key: 'perplexity', name: 'Perplexity' },
 ];
+const MODELS: Record<string, string> = { chatgpt: 'gpt-5', perplexity: 'sonar-pro' };
+// branded: whether the prompt names the tracked brand, as the pipeline classified it; null leaves it to the
+// service's rule (docs/data-contract.md#branded-prompts), which here finds no brand name either.
 const PROMPTS = [
-  { text: 'Which project management tool is best for a small agency?', group: 'Buying' },
-  { text: 'How much does project management software cost per seat?', group: 'Buying' },
-  { text: 'What are alternatives to spreadsheets for planning work?', group: null },
+  { text: 'Which project management tool is best for a small agency?', group: 'Buying', branded: null },
+  { text: `How much does ${values.brand} cost per seat?`, group: 'Buying', branded: true },
+  { text: 'What are alternatives to spreadsheets for planning work?', group: null, branded: false },
 ];
 
 const db = new pg.Client(adminClientConfig(process.env.DATABASE_URL));
@@ -70,32 +78,46 @@ try {
     analysis = { id: randomUUID() };
     // owned_domains: host names as citations.domain will carry them (lower-case, no scheme, no "www.").
     await db.query(
-      `INSERT INTO analyses (id, workspace_id, brand_id, slug, name, language, country, owned_domains, engines)
-       VALUES ($1, $2, $3, $4, $5, 'en', 'US', $6, $7)`,
-      [analysis.id, ws.id, brand.id, values.analysis, `${values.brand} launch`, [home, `blog.${home}`], ENGINES.map((e) => e.key)],
+      `INSERT INTO analyses (id, workspace_id, brand_id, slug, name, language, country, owned_domains, engines, brand_aliases)
+       VALUES ($1, $2, $3, $4, $5, 'en', 'US', $6, $7, $8)`,
+      [
+        analysis.id,
+        ws.id,
+        brand.id,
+        values.analysis,
+        `${values.brand} launch`,
+        [home, `blog.${home}`],
+        ENGINES.map((e) => e.key),
+        // Other names of the tracked brand the branded rule looks for in prompts left unclassified.
+        [`${values.brand} PM`],
+      ],
     );
     // A direct competitor: mentions of it carry its id; brands the answers name besides are indirect ones.
-    await db.query('INSERT INTO competitors (id, analysis_id, name, domain) VALUES ($1, $2, $3, $4)', [
+    // Its domains make citations of them the "competitor" category of the sources read.
+    await db.query('INSERT INTO competitors (id, analysis_id, name, domain, domains) VALUES ($1, $2, $3, $4, $5)', [
       randomUUID(),
       analysis.id,
       'Initech',
       'initech.com',
+      ['initech.io'],
     ]);
     const group = randomUUID();
     await db.query('INSERT INTO prompt_groups (id, analysis_id, name) VALUES ($1, $2, $3)', [group, analysis.id, 'Buying']);
     for (const p of PROMPTS) {
-      await db.query('INSERT INTO prompts (id, analysis_id, group_id, text, language, created_at) VALUES ($1, $2, $3, $4, $5, now())', [
-        randomUUID(),
-        analysis.id,
-        p.group ? group : null,
-        p.text,
-        'en',
-      ]);
+      await db.query(
+        'INSERT INTO prompts (id, analysis_id, group_id, text, language, created_at, branded) VALUES ($1, $2, $3, $4, $5, now(), $6)',
+        [randomUUID(), analysis.id, p.group ? group : null, p.text, 'en', p.branded],
+      );
     }
   }
-  const prompts = (await db.query<{ id: string }>('SELECT id FROM prompts WHERE analysis_id = $1 ORDER BY text', [analysis.id])).rows.map(
-    (r) => r.id,
+  // The prompts in the order of PROMPTS (the answers below follow it), found by their text.
+  const byText = new Map(
+    (await db.query<{ id: string; text: string }>('SELECT id, text FROM prompts WHERE analysis_id = $1', [analysis.id])).rows.map((r) => [
+      r.text,
+      r.id,
+    ]),
   );
+  const prompts = PROMPTS.map((p) => byText.get(p.text));
   const competitor = await one<{ id: string }>('SELECT id FROM competitors WHERE analysis_id = $1 AND name = $2', [analysis.id, 'Initech']);
   // Section 1 created both with the analysis; an analysis without them was not made by this script.
   const [p1, p2, p3] = prompts;
@@ -112,9 +134,10 @@ try {
   const at = (minutes: number) => new Date(started.getTime() + minutes * 60_000);
   await db.query("INSERT INTO runs (id, analysis_id, state, started_at) VALUES ($1, $2, 'collecting', $3)", [run, analysis.id, started]);
   for (const e of ENGINES) {
+    // model: what the engine answered with in this run; null when the pipeline cannot tell.
     await db.query(
-      "INSERT INTO run_engines (run_id, engine, state, expected, collected, extracted, failed) VALUES ($1, $2, 'collecting', $3, 0, 0, 0)",
-      [run, e.key, prompts.length],
+      "INSERT INTO run_engines (run_id, engine, state, expected, collected, extracted, failed, model) VALUES ($1, $2, 'collecting', $3, 0, 0, 0, $4)",
+      [run, e.key, prompts.length, MODELS[e.key] ?? null],
     );
   }
 

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { randomBytes, randomInt } from 'node:crypto';
+import { createSocket } from 'node:dgram';
 import { mkdir, mkdtemp, readFile, rm, symlink } from 'node:fs/promises';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
@@ -97,6 +98,9 @@ const LAMBDA_DEFINED = [
   'LD_LIBRARY_PATH',
   'NODE_PATH',
   'TZ',
+  // With active tracing (TracingConfig Active), the daemon's address and what to do outside a trace.
+  'AWS_XRAY_DAEMON_ADDRESS',
+  'AWS_XRAY_CONTEXT_MISSING',
 ];
 /** The only variables the rehearsal adds beyond those, each standing in for something AWS provides. */
 const STAND_IN_ADDITIONS = ['AWS_ENDPOINT_URL_DYNAMODB', 'AWS_ENDPOINT_URL_SECRETS_MANAGER', 'NODE_EXTRA_CA_CERTS'] as const;
@@ -153,6 +157,14 @@ let teardown: Array<() => Promise<unknown>> = [];
 let lite: PGlite | undefined;
 let initQuery: string | undefined;
 const invocations: Array<{ fn: string; event: unknown; ms: number; result: InvokeResult }> = [];
+/**
+ * The X-Ray daemon a traced function sends its segments to (UDP, as on Lambda), and what it received. Every
+ * invocation is sampled (Sampled=1 in its _X_AMZN_TRACE_ID), so every call of a traced bundle reports.
+ */
+const xrayDaemon = createSocket('udp4');
+const xraySegments: Array<Record<string, unknown>> = [];
+/** The trace root of the latest invocation of a traced function. */
+let lastTraceRoot: string | undefined;
 
 /** Where a stage's functions find its proxy and cluster stand-ins. */
 interface StageAddresses {
@@ -190,6 +202,15 @@ function environmentOf(fn: FunctionSpec, stage: StageAddresses = mainStage()): R
     // The runtime's file of Amazon's CAs (the RDS CA among them) is, here, the stand-in cluster's CA.
     env[k] = RUNTIME_FILES.includes(value) ? certs.caFile : value;
   }
+  // Lambda's own variables of a traced function: the daemon (here, the stand-in socket) and the
+  // invocation's trace header, a sampled trace of its own for each call.
+  const traced: Record<string, string> = {};
+  if (fn.tracing) {
+    lastTraceRoot = `1-${Math.floor(Date.now() / 1000).toString(16)}-${randomBytes(12).toString('hex')}`;
+    traced.AWS_XRAY_DAEMON_ADDRESS = `127.0.0.1:${(xrayDaemon.address() as { port: number }).port}`;
+    traced.AWS_XRAY_CONTEXT_MISSING = 'LOG_ERROR';
+    traced._X_AMZN_TRACE_ID = `Root=${lastTraceRoot};Parent=${randomBytes(8).toString('hex')};Sampled=1`;
+  }
   const additions: Partial<Record<(typeof STAND_IN_ADDITIONS)[number], string>> = {
     // The SDK clients reach DynamoDB and Secrets Manager at their regional endpoints; here, the stand-ins.
     AWS_ENDPOINT_URL_DYNAMODB: budgetFront.endpoint,
@@ -202,6 +223,7 @@ function environmentOf(fn: FunctionSpec, stage: StageAddresses = mainStage()): R
   return {
     ...env,
     ...additions,
+    ...traced,
     ...credentials,
     AWS_REGION: REGION,
     AWS_DEFAULT_REGION: REGION,
@@ -380,6 +402,12 @@ async function startFronts(stage: StageAddresses, upstream: Upstream): Promise<{
 }
 
 beforeAll(async () => {
+  xrayDaemon.on('message', (msg) => {
+    const [header, body] = msg.toString('utf8').split('\n');
+    if (header === '{"format":"json","version":1}' && body) xraySegments.push(JSON.parse(body));
+  });
+  await new Promise<void>((resolve) => xrayDaemon.bind(0, '127.0.0.1', resolve));
+  teardown.push(async () => xrayDaemon.close());
   started = Date.now();
   // The documented command (docs/operating.md, first deploy): real esbuild bundling and the cdk-nag gate, offline. CI synthesizes once
   // with the same command and hands the assembly to its three `npm test` runs (REHEARSAL_ASSEMBLY).
@@ -572,6 +600,31 @@ describe('deployment rehearsal: from an empty database to answered calls, throug
     expect(figures).toMatch(/"sentiment":\{"value":0\.4[,}]/);
   }, 120_000);
 
+  test('the example’s splits as worked out by hand: branded segments, source categories, the prompts as the pipeline classified them', async () => {
+    const auth = { authorization: `Bearer ${key}` };
+    const metrics = (await http('FiguresFn', 'GET', '/api/v1/analyses/launch/metrics?segments=branded', auth)).json();
+    const vis = (f: { visibility: { numerator: number; denominator: number; value: number } }) => f.visibility;
+    expect(vis(metrics.segments.branded)).toMatchObject({ numerator: 1, denominator: 1, value: 1 });
+    expect(vis(metrics.segments.non_branded)).toMatchObject({ numerator: 2, denominator: 3, value: 0.666667 });
+    expect(vis(metrics.metrics)).toMatchObject({ numerator: 3, denominator: 4 });
+    const sources = (await http('FiguresFn', 'GET', '/api/v1/analyses/launch/sources', auth)).json();
+    expect(sources.categories.owned).toMatchObject({ numerator: 2, denominator: 4 });
+    expect(sources.categories.competitor).toMatchObject({ numerator: 1, denominator: 4 });
+    expect(sources.categories.other).toMatchObject({ numerator: 1, denominator: 4 });
+    expect(sources.items.find((i: { domain: string }) => i.domain === 'initech.com')).toMatchObject({ category: 'competitor' });
+    const prompts = (await http('CatalogFn', 'GET', '/api/v1/analyses/launch/prompts', auth)).json();
+    const byText = new Map((prompts.items as Array<{ text: string; branded: boolean; branded_source: string }>).map((p) => [p.text, p]));
+    expect(byText.get('How much does Acme cost per seat?')).toMatchObject({ branded: true, branded_source: 'pipeline' });
+    expect(byText.get('What are alternatives to spreadsheets for planning work?')).toMatchObject({
+      branded: false,
+      branded_source: 'pipeline',
+    });
+    expect(byText.get('Which project management tool is best for a small agency?')).toMatchObject({
+      branded: false,
+      branded_source: 'rule',
+    });
+  }, 120_000);
+
   test('a catalog read: 200 with the run and its per-engine progress', async () => {
     const res = await http('CatalogFn', 'GET', '/api/v1/analyses/launch/runs', { authorization: `Bearer ${key}` });
     expect(res.status).toBe(200);
@@ -685,6 +738,39 @@ describe('deployment rehearsal: from an empty database to answered calls, throug
       expect(res.headers['x-request-id']).toBe(body.error.request_id);
       expect(res.headers.allow).toBe(allow);
     }
+  }, 120_000);
+
+  test('active tracing through the bundle: the call sends caller, budget and data subsegments to the daemon, in its trace', async () => {
+    const figures = byName('FiguresFn');
+    expect(figures.tracing).toBe(true);
+    const res = await http('FiguresFn', 'GET', '/api/v1/analyses/launch/metrics', { authorization: `Bearer ${key}` });
+    expect(res.status).toBe(200);
+    const root = lastTraceRoot;
+    // The segments left by UDP before the process exited; give the socket a moment to read them.
+    for (let i = 0; i < 100 && xraySegments.filter((d) => d.trace_id === root).length < 3; i++) await new Promise((r) => setTimeout(r, 10));
+    const mine = xraySegments.filter((d) => d.trace_id === root);
+    expect(mine.map((d) => d.name)).toEqual(['caller', 'budget', 'data']);
+    for (const d of mine) expect(d).toMatchObject({ type: 'subsegment' });
+    expect(mine.some((d) => d.fault || d.error)).toBe(false);
+  }, 120_000);
+
+  test('HEAD, OPTIONS and the index through the bundles: HEAD as GET without a body, OPTIONS 204 with Allow, /api/v1/ links', async () => {
+    const auth = { authorization: `Bearer ${key}` };
+    const get = await http('IdentityFn', 'GET', '/api/v1/me', auth);
+    const head = await http('IdentityFn', 'HEAD', '/api/v1/me', auth);
+    expect({ status: head.status, body: head.text }).toEqual({ status: 200, body: '' });
+    expect(head.headers['content-length']).toBe(String(Buffer.byteLength(get.text)));
+    expect(head.headers['content-type']).toBe(get.headers['content-type']);
+    expect(head.headers['x-ratelimit-limit']).toBe(get.headers['x-ratelimit-limit']);
+    const options = await http('OpenapiFn', 'OPTIONS', '/api/v1/analyses/launch/metrics');
+    expect({ status: options.status, allow: options.headers.allow, body: options.text }).toEqual({
+      status: 204,
+      allow: 'GET, HEAD, OPTIONS',
+      body: '',
+    });
+    const index = await http('OpenapiFn', 'GET', '/api/v1/');
+    expect(index.status).toBe(200);
+    expect(index.json().links).toMatchObject({ openapi: '/api/v1/openapi.json', mcp: '/api/v1/mcp' });
   }, 120_000);
 
   test("the demo load of docs/operating.md, verbatim, on a second empty stage through its migration function: well inside the function's timeout, then reads answer", async () => {

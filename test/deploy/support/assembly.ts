@@ -21,6 +21,8 @@ export interface FunctionSpec {
   memoryMb: number;
   /** Environment.Variables of the template, untouched (literals and tokens). */
   environment: Record<string, unknown>;
+  /** TracingConfig.Mode is Active: Lambda then runs the X-Ray daemon and names it in the environment. */
+  tracing: boolean;
 }
 
 export interface Assembly {
@@ -49,6 +51,7 @@ export function readAssembly(dir: string, stacks: string[]): Assembly {
         timeoutSeconds: Number(p.Timeout ?? 3),
         memoryMb: Number(p.MemorySize ?? 128),
         environment: ((p.Environment as Json | undefined)?.Variables as Record<string, unknown>) ?? {},
+        tracing: (p.TracingConfig as Json | undefined)?.Mode === 'Active',
       });
     }
   }

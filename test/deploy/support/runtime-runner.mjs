@@ -37,7 +37,12 @@ try {
     getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
     callbackWaitsForEmptyEventLoop: false,
   };
-  reply({ ok: true, result: await mod[name](JSON.parse(input), context) });
+  const result = await mod[name](JSON.parse(input), context);
+  // Lambda's runtime posts the result to the Runtime API over HTTP, so the event loop turns at least once
+  // before the environment freezes: what the handler queued for its next tick (the X-Ray SDK's UDP send
+  // of the last subsegment) leaves then. One turn here stands in for that post.
+  await new Promise((resolve) => setImmediate(resolve));
+  reply({ ok: true, result });
 } catch (err) {
   reply({ ok: false, errorType: err?.name ?? 'Error', errorMessage: err?.message ?? String(err) });
 }
