@@ -185,6 +185,13 @@ class Rows(unittest.TestCase):
         self.assertEqual(to_csv([{"a": 1, "b": None}, {"a": 2.5, "c": "x,y", "d": True}], out), 2)
         self.assertEqual(out.getvalue(), 'a,b,c,d\r\n1,,,\r\n2.5,,"x,y",true\r\n')
 
+    def test_csv_an_object_null_in_one_row_gives_its_leaves_not_a_column_of_its_own(self) -> None:
+        # A series' first day has change None, the next its dotted columns: the leaves stand in its place.
+        out = io.StringIO(newline="")
+        rows = [{"day": "d1", "change": None, "n": 1}, {"day": "d2", "change.delta": 0.5, "change.p_value": 0.2, "n": 2}]
+        to_csv(rows, out)
+        self.assertEqual(out.getvalue(), "day,change.delta,change.p_value,n\r\nd1,,,1\r\nd2,0.5,0.2,2\r\n")
+
     def test_csv_never_hands_a_spreadsheet_a_formula(self) -> None:
         out = io.StringIO(newline="")
         to_csv([{"text": '=HYPERLINK("x")', "n": -1, "url": "@evil", "ok": "a-b"}], out)

@@ -72,7 +72,28 @@ export function toCsv(rows: Row[]): string {
       }
     }
   }
-  const lines = [columns.map((c) => cell(c)).join(',')];
-  for (const row of rows) lines.push(columns.map((c) => cell(row[c] ?? null)).join(','));
+  const header = leafColumns(columns);
+  const lines = [header.map((c) => cell(c)).join(',')];
+  for (const row of rows) lines.push(header.map((c) => cell(row[c] ?? null)).join(','));
   return `${lines.join('\r\n')}\r\n`;
+}
+
+/**
+ * The columns that hold values: an object null in one row (a series day's `change` on its first day) and
+ * flattened in another gives a column of its own name beside its dotted ones; its cells are all empty, so
+ * its leaves take its place.
+ */
+function leafColumns(columns: string[]): string[] {
+  const isParent = (c: string) => columns.some((k) => k.startsWith(`${c}.`));
+  const out: string[] = [];
+  const placed = new Set<string>();
+  for (const c of columns) {
+    const group = isParent(c) ? columns.filter((k) => k.startsWith(`${c}.`) && !isParent(k)) : [c];
+    for (const k of group) {
+      if (placed.has(k)) continue;
+      placed.add(k);
+      out.push(k);
+    }
+  }
+  return out;
 }

@@ -103,6 +103,25 @@ def _cell(value: Any) -> Any:
     return value
 
 
+def _leaf_columns(columns: List[str]) -> List[str]:
+    """The columns that hold values: an object None in one row (a series day's ``change`` on its first
+    day) and flattened in another gives a column of its own name beside its dotted ones; its cells are all
+    empty, so its leaves take its place."""
+
+    def is_parent(c: str) -> bool:
+        return any(k.startswith(c + ".") for k in columns)
+
+    out: List[str] = []
+    placed = set()
+    for c in columns:
+        group = [k for k in columns if k.startswith(c + ".") and not is_parent(k)] if is_parent(c) else [c]
+        for k in group:
+            if k not in placed:
+                placed.add(k)
+                out.append(k)
+    return out
+
+
 def to_csv(rows: Iterable[Mapping[str, Any]], file: IO[str]) -> int:
     """Writes rows as CSV and returns the row count: a header of every column met, in the order met;
     RFC 4180 quoting and CRLF line ends (open the file with ``newline=""``); empty cells for None and
@@ -110,10 +129,11 @@ def to_csv(rows: Iterable[Mapping[str, Any]], file: IO[str]) -> int:
     The same CSV as the TypeScript client's ``toCsv`` for the same rows.
     """
     materialized = list(rows)
-    columns: Dict[str, None] = {}
+    met: Dict[str, None] = {}
     for row in materialized:
         for key in row:
-            columns.setdefault(key, None)
+            met.setdefault(key, None)
+    columns = _leaf_columns(list(met))
     writer = csv.writer(file, lineterminator="\r\n")
     writer.writerow([_cell(c) for c in columns])
     for row in materialized:
