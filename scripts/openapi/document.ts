@@ -340,7 +340,7 @@ function mcpOperations(parts: Parts, examples?: Examples): Record<string, Operat
         // The bound on the messages that spend no budget: a 429 as any other, its rate headers those of that bound.
         '429': {
           description:
-            '- `rate_limited`: this key sent more messages that spend no budget (handshake, listings, ping, prompts, the resource) this minute than their bound (as many as the plan allows calls per minute, at least 60); the message says the seconds to wait, as Retry-After does. The X-RateLimit-* headers describe that bound (its ceiling, 0 remaining, the same delay), not the call budget.',
+            '- `rate_limited`: this key sent more messages that spend no budget (handshake, listings, ping, prompts, the resource) this minute than their bound (as many as the plan allows calls per minute, at least 60); the message says the seconds to wait, as Retry-After does. Its X-RateLimit-* headers are that bound’s (ceiling, 0, the same delay).',
           headers: headersFor(429),
           content: {
             [JSON_TYPE]: {

@@ -4,10 +4,11 @@ import type { Queryable } from '../store/queryable.js';
 /**
  * Every table the store keeps from other rows, recomputed from those rows and compared: the tables the
  * triggers keep (per-day answer counts, analysis counts, prompt counts, the group rows a prompt's move
- * shifts, the runs' summary rows) and every month row (the sum of its month's run rows, which
- * finish_run_extraction computes from the raw answers, mentions and citations). A writer that disables
- * triggers (session_replication_role = replica: DMS, logical replication, pg_restore --disable-triggers)
- * leaves the first kind stale; a month row can only drift through a fault the store could not see. With
+ * shifts, the runs' summary rows), every month row (the sum of its month's run rows, which
+ * finish_run_extraction computes from the raw answers, mentions and citations), and the runs' brands per
+ * prompt (from the raw answers and mentions). A writer that disables triggers (session_replication_role =
+ * replica: DMS, logical replication, pg_restore --disable-triggers) leaves the first kind stale; a month
+ * row can only drift through a fault the store could not see. With
  * `repair`, each drifted row is set to its recomputation, table by table, each in a transaction that
  * holds off the writers of the table and of what it is computed from (readers go on).
  * docs/administration.md, "Verifying the aggregates".
@@ -158,6 +159,42 @@ export const CHECKS: readonly Check[] = [
                       (array_agg(competitor_id ORDER BY day DESC, run_id DESC))[1] AS competitor_id
                  FROM fig_run_brand GROUP BY 1, 2, 3`,
     from: ['fig_run_brand'],
+    absent: 'zero',
+  },
+  {
+    // The brands per prompt of every run the brand rows hold, recomputed from the raw answers and mentions
+    // as finish_run_extraction computes them (fig_run_brand being their sum over prompts): a run the
+    // migration that added them could not see, or whose raw rows changed without a finish, differs.
+    table: 'fig_run_prompt_brand',
+    keys: ['run_id', 'prompt_id', 'brand'],
+    values: BRAND_MEASURES,
+    extra: ['analysis_id', 'day'],
+    expected: `SELECT k.run_id, x.prompt_id, f.brand, sum(f.n)::integer AS mentions, count(*)::integer AS answers,
+                      sum(f.first_pos)::bigint AS position_sum, count(*)::integer AS position_n,
+                      sum(f.first_pos::bigint * f.first_pos)::bigint AS position_sq,
+                      min(k.analysis_id::text)::uuid AS analysis_id, min(k.day) AS day
+                 FROM (SELECT DISTINCT run_id, analysis_id, day FROM fig_run_brand) k
+                 JOIN analyses a ON a.id = k.analysis_id
+                 JOIN brands b ON b.id = a.brand_id
+                 JOIN answers x ON x.run_id = k.run_id AND x.extraction_state = 'extracted'
+                 CROSS JOIN LATERAL (
+                   SELECT CASE WHEN m.is_tracked THEN b.name ELSE coalesce(c.name, m.brand_name) END AS brand,
+                          count(*) AS n, min(m.position) AS first_pos
+                     FROM mentions m LEFT JOIN competitors c ON c.id = m.competitor_id
+                    WHERE m.answer_id = x.id
+                    GROUP BY 1
+                 ) f
+                GROUP BY 1, 2, 3`,
+    from: ['fig_run_brand', 'answers', 'mentions'],
+    absent: 'delete',
+  },
+  {
+    table: 'fig_month_prompt_brand',
+    keys: ['analysis_id', 'month', 'prompt_id', 'brand'],
+    values: BRAND_MEASURES,
+    expected: `SELECT analysis_id, ${month('day')} AS month, prompt_id, brand, ${sums(BRAND_MEASURES)}
+                 FROM fig_run_prompt_brand GROUP BY 1, 2, 3, 4`,
+    from: ['fig_run_prompt_brand'],
     absent: 'zero',
   },
   {

@@ -45,9 +45,7 @@ export function windowParams<const N extends readonly [WindowName, ...WindowName
       .enum(accepted)
       .optional()
       .describe(meaning ?? `Measurement window, default ${defaultName}. Excludes from/to.`),
-    from: isoDay
-      .optional()
-      .describe(`First UTC day of a custom window, inclusive, ${FIRST_DAY}..${LAST_DAY}; with to, at most ${MAX_WINDOW_DAYS} days.`),
+    from: isoDay.optional().describe(`First UTC day, inclusive, ${FIRST_DAY}..${LAST_DAY}; with to, at most ${MAX_WINDOW_DAYS} days.`),
     to: isoDay.optional().describe(`Last UTC day, inclusive, ${FIRST_DAY}..${LAST_DAY}; with from, at most ${MAX_WINDOW_DAYS} days.`),
   };
 }

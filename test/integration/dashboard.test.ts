@@ -2,9 +2,9 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { type Browser, chromium, type Page } from 'playwright-core';
-import { excludesZero, newcombe } from '#shared/reads/stats.js';
 import { type Dashboard, startDashboard } from '../../examples/dashboard/server.js';
 import type { LocalApi } from '../../local/stack.js';
+import { FIG_ANALYSIS, FIG_SECRET } from '../fixtures/figures.js';
 import { call, manifest, startTestApi } from '../support/api.js';
 import { debianInstallHint, findDebianBinary } from '../support/debian.js';
 
@@ -12,7 +12,8 @@ import { debianInstallHint, findDebianBinary } from '../support/debian.js';
  * examples/dashboard, the example a reader copies to draw the figures, against the local stack. Its
  * backend holds the key and proxies the reads (the API sends no CORS headers); the page, opened in
  * headless Chromium (Debian's package; without it the browser tests are skipped, naming the command that
- * installs it), draws visibility per day with its 95% band, rings the significant day-to-day moves,
+ * installs it), draws visibility per day with its 95% band, rings the day-to-day moves the API flags after
+ * the Benjamini–Hochberg correction,
  * colours a change as real only when the API flags it after the Benjamini–Hochberg correction, switches between all, non-branded and branded prompts, lists the
  * competitors with their ranks, the cited sites by category and what changed since the previous run, and
  * says plainly when an analysis was never collected or its extraction is late, at desktop and phone
@@ -103,20 +104,40 @@ describe(`the page in Chromium${SKIPPED}`, () => {
     await browser?.close();
   });
 
-  maybe('draws visibility per day with its band, and rings exactly the significant day-to-day moves', async () => {
+  /**
+   * The rings and tooltips of a page against the reply it drew: a ring on each day whose visibility change
+   * since the previous measured day the API flags as significant after the Benjamini–Hochberg correction
+   * (change.visibility.significant_fdr, recomputed from raw rows in figures-series-changes.test.ts), none on
+   * a move significant only before it; each point's tooltip says its move. Returns the days rung and the
+   * days significant before the correction.
+   */
+  async function expectRings(p: Page, series: any): Promise<{ ringed: string[]; uncorrected: string[] }> {
+    const measured = series.points.filter((x: any) => x.state === 'measured' && x.visibility.value !== null);
+    expect(await p.locator('svg circle.point').count()).toBe(measured.length);
+    const ringed = await p.locator('svg circle.significant').evaluateAll((els) => els.map((e) => e.getAttribute('data-day') as string));
+    const flagged = (key: 'significant' | 'significant_fdr') =>
+      measured.filter((x: any) => x.change?.visibility[key] === true).map((x: any) => x.day as string);
+    expect(measured.filter((x: any) => x.change !== null).length).toBe(measured.length - 1);
+    expect(ringed).toEqual(flagged('significant_fdr'));
+    const shown = (x: number) => `${x > 0 ? '+' : ''}${(Math.round(1000 * x) / 10 || 0).toFixed(1)} pts`;
+    const titles = await p.locator('svg circle.point title').allTextContents();
+    measured.forEach((x: any, i: number) => {
+      const m = x.change?.visibility;
+      if (m && m.delta !== null)
+        expect(titles[i]).toContain(
+          `${shown(m.delta)} since ${x.change.since}: ${m.significant_fdr ? 'a real change' : 'within the noise'}`,
+        );
+      else expect(titles[i]).not.toContain(' since ');
+    });
+    return { ringed, uncorrected: flagged('significant') };
+  }
+
+  maybe('draws visibility per day with its band, and rings exactly the day-to-day moves the API flags after correction', async () => {
     expect(await page.getAttribute('body', 'data-ready')).toBe('true');
-    const measured = data.series.points.filter((p: any) => p.state === 'measured' && p.visibility.value !== null);
-    expect(await page.locator('svg circle.point').count()).toBe(measured.length);
     expect(await page.locator('svg polygon.band').count()).toBeGreaterThan(0);
-    // Each ring is a day whose move from the previous measured day has a 95% interval (Newcombe, the API's
-    // delta_ci95, itself tested against Newcombe 1998) that excludes 0.
-    const ringed = await page.locator('svg circle.significant').evaluateAll((els) => els.map((e) => e.getAttribute('data-day')));
-    const expected: string[] = [];
-    for (let i = 1; i < measured.length; i++) {
-      const [a, b] = [measured[i - 1].visibility, measured[i].visibility];
-      if (excludesZero(newcombe(b.numerator, b.denominator, a.numerator, a.denominator))) expected.push(measured[i].day);
-    }
-    expect(ringed).toEqual(expected);
+    const { ringed, uncorrected } = await expectRings(page, data.series);
+    // The correction only takes flags away: every ring is among the moves significant before it.
+    expect(uncorrected).toEqual(expect.arrayContaining(ringed));
     expect(await page.locator('[data-comparability]').textContent()).toMatch(
       /^(Compared with \d{4}-\d{2}-\d{2} to \d{4}-\d{2}-\d{2}|There is no earlier period)/,
     );
@@ -207,6 +228,23 @@ describe(`the page in Chromium${SKIPPED}`, () => {
       await p.close();
     } finally {
       await late.close();
+    }
+  });
+
+  maybe('a move the API flags after correction is rung, its tooltip saying so', async () => {
+    const fixture = await startDashboard({ baseUrl: api.baseUrl, key: FIG_SECRET, analysis: FIG_ANALYSIS });
+    try {
+      const p = await open(fixture.url, { width: 1040, height: 900 });
+      const fixtureData = await (await fetch(`${fixture.url}/data`)).json();
+      const { ringed } = await expectRings(p, fixtureData.series);
+      // test/fixtures/figures.ts: 0 of 6 answers name the brand on 2025-03-01, 6 of 6 on 2025-03-08.
+      expect(ringed).toContain('2025-03-08');
+      expect(await p.locator('svg circle.significant[data-day="2025-03-08"] title').textContent()).toContain(
+        '+100.0 pts since 2025-03-01: a real change',
+      );
+      await p.close();
+    } finally {
+      await fixture.close();
     }
   });
 

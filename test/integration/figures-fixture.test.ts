@@ -348,7 +348,8 @@ describe('timeseries (get_metrics_timeseries)', () => {
     expect(body.points.filter((p) => p.state === 'no_run')).toHaveLength(11);
     // A day without a run says so and carries nothing else: there was nothing to measure.
     expect(byDay.get('2025-02-26')).toEqual({ day: '2025-02-26', state: 'no_run' });
-    // R1: 0 of 6 answers name Fixo: a measured zero, not a null, with its Wilson interval. A point carries no comparison.
+    // R1: 0 of 6 answers name Fixo: a measured zero, not a null, with its Wilson interval. The first measured day
+    // of the window: no change (R0, on 2025-02-20, lies before the window).
     expect(byDay.get('2025-03-01')).toEqual({
       day: '2025-03-01',
       state: 'measured',
@@ -360,8 +361,18 @@ describe('timeseries (get_metrics_timeseries)', () => {
       average_position: { value: null, count: 0, ci95: null },
       sentiment: { value: null, count: 0, ci95: null },
       source_share: { value: 0, numerator: 0, denominator: 6, ci95: { low: 0, high: 0.390334 }, null_reason: null },
+      change: null,
     });
-    expect(byDay.get('2025-03-08')).toMatchObject({ visibility: { value: 1, numerator: 6, denominator: 6 } });
+    // R2 against R1, the previous measured day (the six days between have no run): 6/6 against 0/6, share of
+    // voice 6 of 6 Fixo mentions against 0 of 6. Newcombe: low = 1 − √((1 − 0.609666)² + 0.390334²) = 0.447984, high = 1.
+    expect(byDay.get('2025-03-08')).toMatchObject({
+      visibility: { value: 1, numerator: 6, denominator: 6 },
+      change: {
+        since: '2025-03-01',
+        visibility: { delta: 1, delta_ci95: { low: 0.447984, high: 1 }, significant: true },
+        share_of_voice: { delta: 1, delta_ci95: { low: 0.447984, high: 1 }, significant: true },
+      },
+    });
     // Two runs on 2025-03-10: R4 (14:00) wins over R3 (06:00): 2/4.
     expect(byDay.get('2025-03-10')).toMatchObject({ run_id: R4, visibility: { value: 0.5, numerator: 2, denominator: 4 } });
     expect(body.summary.visibility).toMatchObject({ numerator: 10, denominator: 19 });

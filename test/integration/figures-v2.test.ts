@@ -495,14 +495,34 @@ describe('competitors: ties and means per brand (list_competitors)', () => {
   });
 });
 
-describe('every series point carries its intervals (get_metrics_timeseries)', () => {
-  test('2025-04-01..04-04: each day’s run, rates with Wilson, means with t', async () => {
+describe('every series point carries its intervals and its change (get_metrics_timeseries)', () => {
+  test('2025-04-01..04-04: each day’s run, rates with Wilson, means with t, the move since the previous measured day', async () => {
     const body = await get(`${A}/metrics/timeseries?from=2025-04-01&to=2025-04-04`, getMetricsTimeseries.output);
     expect(body.points).toHaveLength(4);
+    /** A rate's test between two days: the comparison fields of the rate figure, from the raw rows. */
+    const move = (r: ReturnType<typeof rateOf>) => ({
+      delta: r.delta,
+      delta_ci95: r.delta_ci95,
+      significant: r.significant,
+      p_value: r.p_value,
+      significant_fdr: r.significant_fdr,
+    });
+    let since: { day: string; facts: ReturnType<typeof raw> } | null = null;
     for (const point of body.points) {
       if (point.state === 'no_run') throw new Error(`${point.day}: every day of the fixture has a run`);
       const c = raw([point.run_id]);
       const h = headlineOf(c, null);
+      const measured = point.run_id !== E3;
+      // The first measured day (E0) and the one still extracting (E3) carry none; E1 moves from E0, E2 from E1.
+      const change =
+        measured && since
+          ? {
+              since: since.day,
+              visibility: move(rateOf(c.mentioned, c.extracted, [since.facts.mentioned, since.facts.extracted])),
+              share_of_voice: move(rateOf(c.tracked, c.brands, [since.facts.tracked, since.facts.brands])),
+            }
+          : null;
+      if (measured) since = { day: point.day, facts: c };
       const dayRate = (r: { value: number | null; numerator: number; denominator: number; ci95: Iv }) => ({
         value: r.value,
         numerator: r.numerator,
@@ -510,19 +530,32 @@ describe('every series point carries its intervals (get_metrics_timeseries)', ()
         ci95: r.ci95,
       });
       const dayMean = (m: { value: number | null; count: number; ci95: Iv }) => ({ value: m.value, count: m.count, ci95: m.ci95 });
-      expect(point).toEqual({
-        day: point.day,
-        state: point.run_id === E3 ? 'extraction_late' : 'measured',
-        run_id: point.run_id,
-        answers: c.answers,
-        extracted_answers: c.extracted,
-        visibility: dayRate(h.visibility),
-        share_of_voice: dayRate(h.share_of_voice),
-        average_position: dayMean(h.average_position),
-        sentiment: dayMean(h.sentiment),
-        source_share: { ...dayRate(h.source_share), null_reason: h.source_share.null_reason },
-      });
+      expectFigures(
+        point,
+        {
+          day: point.day,
+          state: measured ? 'measured' : 'extraction_late',
+          run_id: point.run_id,
+          answers: c.answers,
+          extracted_answers: c.extracted,
+          visibility: dayRate(h.visibility),
+          share_of_voice: dayRate(h.share_of_voice),
+          average_position: dayMean(h.average_position),
+          sentiment: dayMean(h.sentiment),
+          source_share: { ...dayRate(h.source_share), null_reason: h.source_share.null_reason },
+          change,
+        },
+        body,
+      );
     }
+    expect(body.points.map((p) => (p.state === 'no_run' ? 'no_run' : (p.change?.since ?? null)))).toEqual([
+      null,
+      '2025-04-01',
+      '2025-04-02',
+      null,
+    ]);
+    expect(body.context.multiple_comparisons).toEqual({ method: 'benjamini-hochberg', q: 0.05, tests: testsOf(body) });
+    expect(testsOf(body.points)).toBeGreaterThan(0);
     // n = 1 (E0) has no interval; zero variance (E1) a single point.
     expect(body.points[0]).toMatchObject({ average_position: { value: 1, count: 1, ci95: null } });
     expect(body.points[1]).toMatchObject({ average_position: { value: 2, count: 2, ci95: { low: 2, high: 2 } } });

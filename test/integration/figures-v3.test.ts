@@ -8,6 +8,7 @@ import { listGroups } from '#shared/reads/figures/groups.js';
 import { getMetrics } from '#shared/reads/figures/metrics.js';
 import { listSources } from '#shared/reads/figures/sources.js';
 import { getMetricsTimeseries } from '#shared/reads/figures/timeseries.js';
+import { meanFigure, rateFigure } from '#shared/reads/stats.js';
 import type { LocalApi } from '../../local/stack.js';
 import { FIG_ANALYSIS, FIG_IDS, FIG_SECRET } from '../fixtures/figures.js';
 import { call, expectServed, manifest, readerUrl, startTestApi } from '../support/api.js';
@@ -251,6 +252,189 @@ describe('segments: the figures over branded and non-branded prompts (segments=b
   test('a value segments does not take is refused', async () => {
     const reply = await call(api, `${A}/metrics?segments=yes`, FIG_SECRET);
     expect([reply.status, reply.body.error.code]).toEqual([422, 'invalid_request']);
+  });
+});
+
+/** Counts of one brand over some answers: mentions, answers naming it, its first positions. */
+interface BrandCounts {
+  mentions: number;
+  answers: number;
+  sum: number;
+  sq: number;
+}
+/** One kind of prompt's answers in one period, from the raw rows: the brands named, all mentions, extracted answers. */
+interface Slice {
+  brands: Map<string, BrandCounts>;
+  mentions: number;
+  extracted: number;
+}
+type Kind = 'branded' | 'non_branded';
+/** A period of a window as the reply states it: its run for a run window, else its days. */
+type PeriodOf = { run: string } | { from: string; to: string };
+
+/**
+ * Each kind of prompt's slice of one period, from the raw answers, mentions and prompts: the finished runs
+ * of the period, their extracted answers, each brand named as the competitors read names it (the tracked
+ * brand by its configured name, a direct competitor by its configured name, any other as named), counted
+ * once per answer at its first position; a prompt's kind as the store classifies it.
+ */
+async function rawSlices(analysisId: string, period: PeriodOf): Promise<Record<Kind, Slice>> {
+  const r = await db.query<{ branded: boolean; answer: string; brand: string | null; position: number | null }>(
+    `WITH k AS MATERIALIZED (
+       SELECT p.id, coalesce(p.branded, fig_branded_rule(p.text, fig_brand_names(p.analysis_id))) AS branded
+         FROM prompts p WHERE p.analysis_id = $1
+     )
+     SELECT k.branded, x.id AS answer, CASE WHEN m.is_tracked THEN b.name ELSE coalesce(c.name, m.brand_name) END AS brand, m.position
+       FROM runs r
+       JOIN answers x ON x.run_id = r.id AND x.extraction_state = 'extracted'
+       JOIN k ON k.id = x.prompt_id
+       JOIN analyses a ON a.id = r.analysis_id
+       JOIN brands b ON b.id = a.brand_id
+       LEFT JOIN mentions m ON m.answer_id = x.id
+       LEFT JOIN competitors c ON c.id = m.competitor_id
+      WHERE r.analysis_id = $1 AND r.state = 'finished'
+        AND ($2::uuid IS NULL OR r.id = $2) AND ($3::date IS NULL OR (r.started_at AT TIME ZONE 'UTC')::date BETWEEN $3 AND $4)`,
+    'run' in period ? [analysisId, period.run, null, null] : [analysisId, null, period.from, period.to],
+  );
+  const out: Record<Kind, Slice & { answers: Set<string>; first: Map<string, { n: number; pos: number }> }> = {
+    branded: { brands: new Map(), mentions: 0, extracted: 0, answers: new Set(), first: new Map() },
+    non_branded: { brands: new Map(), mentions: 0, extracted: 0, answers: new Set(), first: new Map() },
+  };
+  for (const row of r.rows) {
+    const s = out[row.branded ? 'branded' : 'non_branded'];
+    s.answers.add(row.answer);
+    if (row.brand === null || row.position === null) continue;
+    s.mentions += 1;
+    const key = `${row.answer}\u0000${row.brand}`;
+    const f = s.first.get(key) ?? { n: 0, pos: row.position };
+    s.first.set(key, { n: f.n + 1, pos: Math.min(f.pos, row.position) });
+  }
+  for (const s of Object.values(out)) {
+    s.extracted = s.answers.size;
+    for (const [key, f] of s.first) {
+      const brand = key.split('\u0000')[1] as string;
+      const c = s.brands.get(brand) ?? { mentions: 0, answers: 0, sum: 0, sq: 0 };
+      s.brands.set(brand, { mentions: c.mentions + f.n, answers: c.answers + 1, sum: c.sum + f.pos, sq: c.sq + f.pos * f.pos });
+    }
+  }
+  return { branded: out.branded, non_branded: out.non_branded };
+}
+
+/** Ranks sharing ties (1, 2, 2, 4) among the brands a slice names, and in the window the always-ranked ones at 0. */
+function rankIn(slice: Slice, name: string, alwaysRanked: string[] | null): number | null {
+  if (slice.mentions === 0) return null;
+  const counts = new Map([...slice.brands].filter(([, c]) => c.mentions > 0).map(([b, c]) => [b, c.mentions]));
+  for (const b of alwaysRanked ?? []) if (!counts.has(b)) counts.set(b, 0);
+  const mine = counts.get(name);
+  if (mine === undefined) return null;
+  return 1 + [...counts.values()].filter((n) => n > mine).length;
+}
+
+/** A brand's figures over one kind of prompt, recomputed from the raw slices of the two periods. */
+function expectedFigures(name: string, cur: Slice, prev: Slice | null, alwaysRanked: string[]) {
+  const c = cur.brands.get(name) ?? { mentions: 0, answers: 0, sum: 0, sq: 0 };
+  const p = prev ? (prev.brands.get(name) ?? { mentions: 0, answers: 0, sum: 0, sq: 0 }) : null;
+  return {
+    rank: rankIn(cur, name, alwaysRanked),
+    previous_rank: prev ? rankIn(prev, name, null) : null,
+    mentions: c.mentions,
+    share_of_voice: rateFigure(c.mentions, cur.mentions, p && prev ? { k: p.mentions, n: prev.mentions } : null),
+    visibility: rateFigure(c.answers, cur.extracted, p && prev ? { k: p.answers, n: prev.extracted } : null),
+    average_position: meanFigure({ sum: c.sum, sq: c.sq, n: c.answers }, p ? { sum: p.sum, sq: p.sq, n: p.answers } : null),
+  };
+}
+
+/** A reply's figures without significant_fdr, which depends on every test of the reply. */
+function withoutFdr<T>(v: T): T {
+  return JSON.parse(JSON.stringify(v, (k, x) => (k === 'significant_fdr' ? undefined : x)));
+}
+
+describe('competitors per kind of prompt (list_competitors, segments=branded)', () => {
+  type Reply = z.infer<typeof listCompetitors.output>;
+  const periodsOf = (body: Reply): [PeriodOf, PeriodOf | null] => {
+    const { window, run, comparison } = body.context;
+    const cur: PeriodOf = run ? { run: run.id } : { from: window.first_day as string, to: window.last_day as string };
+    const prev: PeriodOf | null = comparison
+      ? comparison.run
+        ? { run: comparison.run.id }
+        : { from: comparison.first_day, to: comparison.last_day }
+      : null;
+    return [cur, prev];
+  };
+
+  /** Every listed brand and the tracked one, recomputed from the raw rows, and the two kinds adding up to the pooled figures. */
+  async function expectSegmentsFromRaw(at: string, analysisId: string, query: string, key: string) {
+    const body = await get(`${at}/competitors?${query}&segments=branded`, listCompetitors.output, key);
+    const plain = await get(`${at}/competitors?${query}`, listCompetitors.output, key);
+    // The list, its order and the pooled figures are those of the reply without segments; no segments there.
+    expect(withoutFdr(body.items.map(({ segments, ...rest }) => rest))).toEqual(
+      withoutFdr(plain.items.map(({ segments, ...rest }) => rest)),
+    );
+    const { segments: noneTracked, ...plainTracked } = plain.tracked;
+    expect(withoutFdr({ ...body.tracked, segments: null })).toEqual(withoutFdr({ ...plainTracked, segments: null }));
+    expect([noneTracked, ...plain.items.map((i) => i.segments)].every((x) => x === null)).toBe(true);
+
+    const [curPeriod, prevPeriod] = periodsOf(body);
+    const cur = await rawSlices(analysisId, curPeriod);
+    const prev = prevPeriod ? await rawSlices(analysisId, prevPeriod) : null;
+    const alwaysRanked = [body.tracked.name, ...body.items.filter((i) => i.kind === 'direct').map((i) => i.name)];
+    const brands = [{ ...body.tracked, kind: 'tracked' }, ...body.items];
+    for (const item of brands) {
+      for (const kind of ['branded', 'non_branded'] as const) {
+        const expected = expectedFigures(item.name, cur[kind], prev?.[kind] ?? null, alwaysRanked);
+        expect([item.name, kind, withoutFdr(item.segments?.[kind])]).toEqual([item.name, kind, withoutFdr(expected)]);
+      }
+      const [b, n] = [item.segments?.branded, item.segments?.non_branded];
+      if (!b || !n) throw new Error('segments missing');
+      expect(b.mentions + n.mentions).toBe(item.mentions);
+      for (const rate of ['share_of_voice', 'visibility'] as const) {
+        expect(b[rate].numerator + n[rate].numerator).toBe(item[rate].numerator);
+        expect(b[rate].denominator + n[rate].denominator).toBe(item[rate].denominator);
+      }
+      expect(b.average_position.count + n.average_position.count).toBe(item.average_position.count);
+    }
+    expectBh(body);
+    return { body, cur };
+  }
+
+  test('last-run on the fixture, by hand: R4 against R3, P2 branded by the rule', async () => {
+    const { body } = await expectSegmentsFromRaw(A, FIG_IDS.analysis, 'window=last-run', FIG_SECRET);
+    // R4 branded: a42 (P2) Rival@1, Fixo@2. Non-branded: a41 (P1) Fixo@1, Rival@2; a43 (P1) Rival@1; a44 (P3) none.
+    const fixo = body.tracked.segments;
+    expect(fixo?.branded).toMatchObject({
+      rank: 1,
+      mentions: 1,
+      share_of_voice: { numerator: 1, denominator: 2 },
+      visibility: { numerator: 1, denominator: 1 },
+      average_position: { value: 2, count: 1 },
+    });
+    expect(fixo?.non_branded).toMatchObject({
+      rank: 2,
+      mentions: 1,
+      share_of_voice: { numerator: 1, denominator: 3 },
+      visibility: { numerator: 1, denominator: 3 },
+      // R3 non-branded: a31, a33 (P1) name Fixo, a33 Nimbus too; R3 branded names no brand: no previous rank.
+      previous_rank: 1,
+    });
+    expect(fixo?.branded.previous_rank).toBeNull();
+    const rival = body.items.find((i) => i.name === 'Rival');
+    expect(rival?.segments?.non_branded).toMatchObject({ rank: 1, mentions: 2, visibility: { numerator: 2, denominator: 3 } });
+    // Nimbus, named in R3 only, is not listed in R4; Quiet is listed at 0 and ranks after the brands named.
+    expect(body.items.find((i) => i.name === 'Quiet')?.segments?.branded).toMatchObject({ rank: 3, mentions: 0 });
+  });
+
+  test('7d and all on the fixture, from the raw rows', async () => {
+    await expectSegmentsFromRaw(A, FIG_IDS.analysis, 'window=7d', FIG_SECRET);
+    await expectSegmentsFromRaw(A, FIG_IDS.analysis, 'window=all', FIG_SECRET);
+  });
+
+  test('on the demo (whole months and edge days), both kinds of prompt name brands', async () => {
+    const at = `/analyses/${manifest.analyses.collected}`;
+    for (const query of ['window=30d', 'window=90d', 'window=last-run']) {
+      const { body, cur } = await expectSegmentsFromRaw(at, manifest.analysisIds.collected, query, manifest.keys.workspace);
+      expect([cur.branded.mentions > 0, cur.non_branded.mentions > 0]).toEqual([true, true]);
+      expect(body.items.length).toBeGreaterThan(2);
+    }
   });
 });
 

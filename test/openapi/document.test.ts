@@ -241,8 +241,9 @@ describe('shared parts are named components, referred to, not copied', () => {
     // null_reason, a rate is a rate_value plus the comparison, engine_metrics the headline metrics plus
     // the engine); the document extends the part instead (allOf), so each field has one owner.
     const cases = [
-      ['significant', ['mean', 'rate']],
-      ['delta_ci95', ['mean', 'rate']],
+      // day_move: a day's move since the previous measured day, the test of a rate without its values.
+      ['significant', ['day_move', 'mean', 'rate']],
+      ['delta_ci95', ['day_move', 'mean', 'rate']],
       ['low', ['interval', 'interval_any']],
       ['coverage', ['measurement_context']],
       ['numerator', ['day_rate', 'rate_value']],

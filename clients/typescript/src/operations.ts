@@ -89,7 +89,7 @@ export const OPERATIONS = {
         "in": "query",
         "required": false,
         "type": "string",
-        "description": "First UTC day of a custom window, inclusive, 2000-01-01..2099-12-31; with to, at most 366 days."
+        "description": "First UTC day, inclusive, 2000-01-01..2099-12-31; with to, at most 366 days."
       },
       {
         "name": "to",
@@ -107,7 +107,7 @@ export const OPERATIONS = {
           "none",
           "branded"
         ],
-        "description": "branded: add segments (figures split by prompts naming the brand or not; costs more)."
+        "description": "branded: also split the figures by prompts naming the brand or not."
       }
     ],
     "paging": null,
@@ -145,7 +145,7 @@ export const OPERATIONS = {
         "in": "query",
         "required": false,
         "type": "string",
-        "description": "First UTC day of a custom window, inclusive, 2000-01-01..2099-12-31; with to, at most 366 days."
+        "description": "First UTC day, inclusive, 2000-01-01..2099-12-31; with to, at most 366 days."
       },
       {
         "name": "to",
@@ -163,7 +163,7 @@ export const OPERATIONS = {
           "none",
           "branded"
         ],
-        "description": "branded: add segments (figures split by prompts naming the brand or not; costs more)."
+        "description": "branded: also split the figures by prompts naming the brand or not."
       }
     ],
     "paging": null,
@@ -202,7 +202,7 @@ export const OPERATIONS = {
         "in": "query",
         "required": false,
         "type": "string",
-        "description": "First UTC day of a custom window, inclusive, 2000-01-01..2099-12-31; with to, at most 366 days."
+        "description": "First UTC day, inclusive, 2000-01-01..2099-12-31; with to, at most 366 days."
       },
       {
         "name": "to",
@@ -220,7 +220,7 @@ export const OPERATIONS = {
           "none",
           "branded"
         ],
-        "description": "branded: add segments (figures split by prompts naming the brand or not; costs more)."
+        "description": "branded: also split the figures by prompts naming the brand or not."
       }
     ],
     "paging": "single",
@@ -259,7 +259,7 @@ export const OPERATIONS = {
         "in": "query",
         "required": false,
         "type": "string",
-        "description": "First UTC day of a custom window, inclusive, 2000-01-01..2099-12-31; with to, at most 366 days."
+        "description": "First UTC day, inclusive, 2000-01-01..2099-12-31; with to, at most 366 days."
       },
       {
         "name": "to",
@@ -267,6 +267,17 @@ export const OPERATIONS = {
         "required": false,
         "type": "string",
         "description": "Last UTC day, inclusive, 2000-01-01..2099-12-31; with from, at most 366 days."
+      },
+      {
+        "name": "segments",
+        "in": "query",
+        "required": false,
+        "type": "string",
+        "enum": [
+          "none",
+          "branded"
+        ],
+        "description": "branded: also split the figures by prompts naming the brand or not."
       }
     ],
     "paging": "single",
@@ -305,7 +316,7 @@ export const OPERATIONS = {
         "in": "query",
         "required": false,
         "type": "string",
-        "description": "First UTC day of a custom window, inclusive, 2000-01-01..2099-12-31; with to, at most 366 days."
+        "description": "First UTC day, inclusive, 2000-01-01..2099-12-31; with to, at most 366 days."
       },
       {
         "name": "to",
@@ -358,7 +369,7 @@ export const OPERATIONS = {
         "in": "query",
         "required": false,
         "type": "string",
-        "description": "First UTC day of a custom window, inclusive, 2000-01-01..2099-12-31; with to, at most 366 days."
+        "description": "First UTC day, inclusive, 2000-01-01..2099-12-31; with to, at most 366 days."
       },
       {
         "name": "to",
@@ -411,7 +422,7 @@ export const OPERATIONS = {
         "in": "query",
         "required": false,
         "type": "string",
-        "description": "First UTC day of a custom window, inclusive, 2000-01-01..2099-12-31; with to, at most 366 days."
+        "description": "First UTC day, inclusive, 2000-01-01..2099-12-31; with to, at most 366 days."
       },
       {
         "name": "to",
@@ -535,7 +546,7 @@ export const OPERATIONS = {
         "in": "query",
         "required": false,
         "type": "string",
-        "description": "First UTC day of a custom window, inclusive, 2000-01-01..2099-12-31; with to, at most 366 days."
+        "description": "First UTC day, inclusive, 2000-01-01..2099-12-31; with to, at most 366 days."
       },
       {
         "name": "to",

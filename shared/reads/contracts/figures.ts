@@ -166,7 +166,7 @@ export const segmentsSchema = z
       'The figures over branded and over non-branded prompts: numerators, denominators, counts and answers of the two add up to the pooled figures.',
   })
   .nullable()
-  .describe('The figures split by kind of prompt; null unless segments=branded was asked.');
+  .describe('Null unless segments=branded was asked.');
 
 export const BRANDED_SOURCES = ['pipeline', 'rule'] as const;
 export type BrandedSource = (typeof BRANDED_SOURCES)[number];
@@ -179,11 +179,11 @@ export const brandedFields = {
   branded: z
     .boolean()
     .describe(
-      'True when the prompt names the tracked brand (branded), false otherwise: as the pipeline classified it, or else by the rule (the text names the brand or one of its aliases, case- and accent-insensitively, on word boundaries).',
+      'True when the prompt names the tracked brand: as the pipeline classified it, else by the rule (the brand or an alias as whole words, ignoring case and accents).',
     ),
   branded_source: z
     .enum(BRANDED_SOURCES)
-    .describe('pipeline: classified by the collection pipeline, which wins; rule: the pipeline left it unclassified, the rule decided.'),
+    .describe('pipeline: the collection pipeline classified it (it wins); rule: it did not, the rule decided.'),
 };
 
 export const COMPARISON_CHANGES = ['engines', 'prompts', 'recipes', 'models'] as const;

@@ -20,9 +20,7 @@ const intervalBounds = z
   })
   .meta({ id: 'interval', description: '95% Wilson score interval of a rate, bounds 0..1 rounded to 6 decimals.' });
 
-export const interval = intervalBounds
-  .nullable()
-  .describe('95% Wilson score interval of the rate, rounded to 6 decimals; null when the denominator is 0.');
+export const interval = intervalBounds.nullable().describe('95% Wilson score interval; null when the denominator is 0.');
 
 /** A 95% interval on any scale: a mean's (Student t) or a change's (Newcombe for rates, Welch for means). */
 export const bounds = z

@@ -1,9 +1,10 @@
 import { InvalidRequest } from '../../errors.js';
 import { analysisParam, day, uuid } from '../contracts/common.js';
 import { contextSchema, dayMean, dayRate, daySourceShare, segmentsSchema, windowHeadlineSchema } from '../contracts/figures.js';
+import { bounds, pValue, significant, significantFdr } from '../contracts/rates.js';
 import { ASSISTANT_DEFAULT_CHARS, roughly } from '../contracts/result-size.js';
 import * as z from '../contracts/zod.js';
-import { mean, round, wilson } from '../stats.js';
+import { mean, rateFigure, round, wilson } from '../stats.js';
 import { defineRead } from '../types.js';
 import { checkWindow, daysFrom, spanDays, windowParams } from '../windows.js';
 import { segmentsParam } from './inputs.js';
@@ -30,13 +31,37 @@ import {
 const SERIES_WINDOWS = ['7d', '14d', '30d', '90d', 'all'] as const;
 
 /**
- * Longest history `window=all` returns as daily points (about ten years). Custom windows are bounded by
- * MAX_WINDOW_DAYS already; this bounds the one window whose length comes from the data, so the work and
- * the size of any legal call stay bounded (MAX_SERIES_DAYS × SERIES_SIZE.dayBytes at most).
+ * Longest history `window=all` returns as daily points (about six and a half years). Custom windows are
+ * bounded by MAX_WINDOW_DAYS already; this bounds the one window whose length comes from the data, so the
+ * work and the size of any legal call stay bounded (MAX_SERIES_DAYS × SERIES_SIZE.dayBytes at most): through
+ * MCP that body comes twice (text block and structuredContent) inside a Lambda response escaped once more,
+ * about 2.5 times its size, which must stay under Lambda's 6 MB response limit.
  */
-export const MAX_SERIES_DAYS = 3660;
+export const MAX_SERIES_DAYS = 2400;
 
 const count = (what: string) => z.number().int().min(0).describe(`${what}. Integer ≥ 0.`);
+
+/** A rate's move between two measured days: the test a rate figure carries, without the values the two points show. */
+const dayMove = z
+  .object({
+    delta: z.number().min(-1).max(1).nullable().describe('Day value − since-day value; null when a denominator is 0.'),
+    delta_ci95: bounds.nullable().describe('Newcombe 95% interval; null with delta.'),
+    significant: significant.describe('As on a rate.'),
+    p_value: pValue('Newcombe interval inverted').describe('As on a rate.'),
+    significant_fdr: significantFdr.describe('As on a rate.'),
+  })
+  .meta({ id: 'day_move', description: 'A rate’s move since the previous measured day, tested as a rate’s delta.' });
+
+const dayChange = z
+  .object({
+    since: day,
+    visibility: dayMove,
+    share_of_voice: dayMove,
+  })
+  .meta({
+    id: 'series_day_change',
+    description: 'Visibility and share of voice since `since`, the window’s previous measured day.',
+  });
 
 const ranPoint = z
   .object({
@@ -54,6 +79,7 @@ const ranPoint = z
     average_position: dayMean.describe('Mean first order of appearance of the tracked brand, ≥ 1; null when count is 0.'),
     sentiment: dayMean.describe('Mean sentiment of the tracked brand’s scored mentions, -1..1; null when count is 0.'),
     source_share: daySourceShare.describe('Citations to the owned domains over all citations, 0..1, with the reason when null.'),
+    change: dayChange.nullable().describe('Null on the first measured day and on days not measured.'),
   })
   .meta({ id: 'series_day', description: 'A UTC day with a collection: the headline figures of its latest run.' });
 
@@ -72,11 +98,11 @@ export const timeseriesSchema = z
     summary: windowHeadlineSchema.describe(
       'Headline metrics over the whole window, with the comparison period, intervals and significance (as the metrics read).',
     ),
-    segments: segmentsSchema.describe('The summary split by kind of prompt; null unless segments=branded was asked.'),
+    segments: segmentsSchema.describe('The summary by kind of prompt; null unless segments=branded was asked.'),
     points: z
       .array(point)
       .describe(
-        'One point per UTC day of the window, oldest first; days without a run are {day, state: no_run}. Compare neighbouring points, or see summary.',
+        'One point per UTC day of the window, oldest first; days without a run are {day, state: no_run}. A measured day carries its change since the previous one.',
       ),
   })
   .meta({ id: 'timeseries', description: 'Daily series of the headline metrics; a day with two runs yields its latest run.' });
@@ -87,9 +113,27 @@ type DayRow = Sums & { day: string; id: string; state: string; pending: number |
 /** The order of a day's values as api_fig_series sends them (shared/admin/sql/functions/figures.sql). */
 export const SERIES_COLUMNS = ['day', 'id', 'state', 'pending', 'has_rows', ...MEASURES] as const satisfies readonly (keyof DayRow)[];
 
-/** A point's rate with its Wilson interval; no comparison (the summary carries the window's). */
+/** A point's rate with its Wilson interval; its move from the day before is in the point's change. */
 function pointRateOf(k: number, n: number, measured = true) {
   return { value: measured && n > 0 ? round(k / n) : null, numerator: k, denominator: n, ci95: measured ? wilson(k, n) : null };
+}
+
+type Change = z.infer<typeof dayChange>;
+
+/** A rate's move between two days, from rateFigure: the test every rate figure publishes, so that applyFdr counts it. */
+function moveOf(k: number, n: number, prev: { k: number; n: number }): Change['visibility'] {
+  const f = rateFigure(k, n, prev);
+  return { delta: f.delta, delta_ci95: f.delta_ci95, p_value: f.p_value, significant: f.significant, significant_fdr: f.significant_fdr };
+}
+
+/** A measured day against the previous measured day (`since`, with its sums). */
+function changeOf(sums: Sums, since: { day: string; sums: Sums }): Change {
+  const p = since.sums;
+  return {
+    since: since.day,
+    visibility: moveOf(sums.mentioned, sums.extracted, { k: p.mentioned, n: p.extracted }),
+    share_of_voice: moveOf(sums.tracked_mentions, sums.brand_mentions, { k: p.tracked_mentions, n: p.brand_mentions }),
+  };
 }
 
 function ranPointOf(
@@ -98,6 +142,7 @@ function ranPointOf(
   runId: string,
   sums: Sums,
   ownedDomains: boolean,
+  change: Change | null,
 ): Point {
   const sourceReason = !ownedDomains
     ? 'no_owned_domains'
@@ -117,6 +162,7 @@ function ranPointOf(
     average_position: mean(positions(sums)),
     sentiment: mean(sentiments(sums)),
     source_share: { ...pointRateOf(sums.owned_citations, sums.citations, ownedDomains), null_reason: sourceReason },
+    change,
   };
 }
 
@@ -126,7 +172,7 @@ function ranPointOf(
  * (ASSISTANT_DEFAULT_CHARS): quoted by the description, held to the measured weight and the advised calls
  * to that bound by the 1-year reliability test.
  */
-export const SERIES_SIZE = { dayBytes: 640, window: '30d', spanDays: 50 } as const;
+export const SERIES_SIZE = { dayBytes: 960, window: '30d', spanDays: 35 } as const;
 
 export const getMetricsTimeseries = defineRead({
   name: 'get_metrics_timeseries',
@@ -134,7 +180,7 @@ export const getMetricsTimeseries = defineRead({
   path: '/analyses/{analysis}/metrics/timeseries',
   summary: 'Daily series of headline metrics',
   description:
-    'One point per UTC day: the headline figures of the day’s latest run (with 95% intervals; the summary adds the comparison); a day without a run is {day, state: no_run}. Use it for trends. ' +
+    'One point per UTC day: the headline figures of the day’s latest run (95% intervals; change since the prior measured day); a day without a run is {day, state: no_run}. Use it for trends. ' +
     'Window: the days up to the latest collection (default 30d), all of them, or from/to (UTC days); no last-run. ' +
     `A day with a run weighs about ${SERIES_SIZE.dayBytes / 1000} KB, so beyond about ${roughly(ASSISTANT_DEFAULT_CHARS / SERIES_SIZE.dayBytes)} days a result can exceed what an assistant shows whole: ask for ${SERIES_SIZE.window} or less, or walk from/to spans of at most ${SERIES_SIZE.spanDays} days.`,
   input: z.strictObject({ analysis: analysisParam, ...windowParams(SERIES_WINDOWS, '30d'), ...segmentsParam }).superRefine(checkWindow),
@@ -164,6 +210,8 @@ export const getMetricsTimeseries = defineRead({
     const byDay = new Map(rows.map((r) => [r.day, r]));
     const owned = info.ownedDomains.length > 0;
     const points: Point[] = [];
+    // The previous measured day of the window, for each measured day's change; none before the window's first.
+    let since: { day: string; sums: Sums } | null = null;
     for (const d of daysFrom(cur.from, cur.to)) {
       const r = byDay.get(d);
       if (!r) {
@@ -173,7 +221,9 @@ export const getMetricsTimeseries = defineRead({
       const sums = sumsOf(r);
       if (!r.has_rows) sums.answers += r.pending ?? 0;
       const state = r.has_rows ? 'measured' : r.state === 'failed' ? 'extraction_failed' : 'extraction_late';
-      points.push(ranPointOf(d, state, r.id, sums, owned));
+      const measured = state === 'measured';
+      points.push(ranPointOf(d, state, r.id, sums, owned, measured && since ? changeOf(sums, since) : null));
+      if (measured) since = { day: d, sums };
     }
     return corrected({ context, summary, segments, points });
   },

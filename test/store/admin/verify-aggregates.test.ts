@@ -1,8 +1,12 @@
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import pg from 'pg';
 import { parseAdminArgs, runAdminCommand } from '#shared/admin/commands.js';
+import { migrate } from '#shared/admin/migrate.js';
 import type { VerifyOutcome } from '#shared/admin/verify-aggregates.js';
+import type { Queryable } from '#shared/store/queryable.js';
 import { freshStore, type Store } from '../../../local/pglite.js';
-import { DRIFT, servedAndRaw, writeDriftData } from '../sql/aggregate-drift.js';
+import { DRIFT, removeAnswer, servedAndRaw, writeDriftData } from '../sql/aggregate-drift.js';
 
 /**
  * `verify-aggregates [--repair]` (docs/administration.md): rows written while triggers are disabled
@@ -10,6 +14,59 @@ import { DRIFT, servedAndRaw, writeDriftData } from '../sql/aggregate-drift.js';
  * leave the trigger-kept tables stale, and a month row can be off its run rows; the command reports each
  * drift, and with --repair sets every drifted row to its recomputation, after which it finds none.
  */
+/**
+ * The brands per prompt (migration 018) on a store holding the drift data: they equal the raw rows; a run
+ * row off its raw rows, a run row lost and a month row off its run rows are each reported, then repaired,
+ * after which the months equal the raw rows again and each run's rows sum to its brand rows.
+ */
+async function brandsPerPromptDrift(db: Queryable): Promise<void> {
+  const run = (...argv: string[]) => runAdminCommand(db, parseAdminArgs(argv));
+  const rows = async (sql: string) => (await db.query(sql)).rows;
+  const A = DRIFT.analysis;
+  const perPrompt = `SELECT m.month::text, m.prompt_id, m.brand, m.mentions::int, m.answers::int FROM fig_month_prompt_brand m
+                      WHERE m.analysis_id = '${A}' AND m.mentions > 0 ORDER BY 1, 2, 3`;
+  // From the raw rows: per month and prompt, the tracked brand's mentions and the answers naming it.
+  const rawPerPrompt = `SELECT date_trunc('month', r.started_at AT TIME ZONE 'UTC')::date::text AS month, x.prompt_id, 'Acme' AS brand,
+                               count(*)::int AS mentions, count(DISTINCT x.id)::int AS answers
+                          FROM answers x JOIN runs r ON r.id = x.run_id JOIN mentions m ON m.answer_id = x.id
+                         WHERE x.analysis_id = '${A}' AND x.extraction_state = 'extracted' GROUP BY 1, 2 ORDER BY 1, 2, 3`;
+  expect(await rows(perPrompt)).toEqual(await rows(rawPerPrompt));
+  expect((await rows(perPrompt)).length).toBeGreaterThan(10);
+
+  await db.query(
+    `UPDATE fig_run_prompt_brand SET mentions = mentions + 2 WHERE run_id = '${DRIFT.run(3)}' AND prompt_id = '${DRIFT.prompt(1)}'`,
+  );
+  await db.query(`DELETE FROM fig_run_prompt_brand WHERE run_id = '${DRIFT.run(30)}' AND prompt_id = '${DRIFT.prompt(2)}'`);
+  await db.query(`UPDATE fig_month_prompt_brand SET answers = answers - 1
+                   WHERE analysis_id = '${A}' AND month = '2026-03-01' AND prompt_id = '${DRIFT.prompt(4)}'`);
+
+  const found = (await run('verify-aggregates')).result as VerifyOutcome;
+  // Each month row of a drifted run row is off its (drifted) run rows too.
+  expect(found.drift.map((d) => [d.table, d.rows])).toEqual([
+    ['fig_run_prompt_brand', 2],
+    ['fig_month_prompt_brand', 3],
+  ]);
+  const sample = found.drift[0]?.sample ?? [];
+  const off = sample.find((r) => r.run_id === DRIFT.run(3));
+  expect(Number(off?.stored_mentions) - Number(off?.expected_mentions)).toBe(2);
+  const lost = sample.find((r) => r.run_id === DRIFT.run(30));
+  expect([lost?.stored_mentions, Number(lost?.expected_mentions) > 0]).toEqual([null, true]);
+
+  const repaired = (await run('verify-aggregates', '--repair')).result as VerifyOutcome;
+  // The run rows are repaired first and the month rows compared with them in the same pass: one is left.
+  expect(repaired.drift.map((d) => [d.table, d.rows])).toEqual([
+    ['fig_run_prompt_brand', 2],
+    ['fig_month_prompt_brand', 1],
+  ]);
+  expect((await run('verify-aggregates')).text).toMatch(/^No drift/);
+  expect(await rows(perPrompt)).toEqual(await rows(rawPerPrompt));
+  // Summed over prompts, a run's rows are its brand rows again.
+  const apart = await rows(`SELECT b.run_id FROM fig_run_brand b
+                             WHERE b.analysis_id = '${A}'
+                               AND b.mentions <> (SELECT sum(p.mentions) FROM fig_run_prompt_brand p WHERE p.run_id = b.run_id AND p.brand = b.brand)`);
+  expect(apart).toEqual([]);
+}
+
 let store: Store;
 const admin = (...argv: string[]) => runAdminCommand(store.db, parseAdminArgs(argv));
 const q = (sql: string) => store.db.query(sql);
@@ -26,7 +83,7 @@ describe('verify-aggregates', () => {
   test('a store written as the pipeline writes has no drift', async () => {
     const out = await admin('verify-aggregates');
     expect((out.result as VerifyOutcome).drift).toEqual([]);
-    expect(out.text).toMatch(/^No drift: 12 tables/);
+    expect(out.text).toMatch(/^No drift: 14 tables/);
   });
 
   test('rows written under session_replication_role = replica, and a month row off by one, are each reported, then repaired', async () => {
@@ -88,8 +145,78 @@ describe('verify-aggregates', () => {
     expect(g.kept).toBe(g.raw);
   });
 
+  test('the brands per prompt: a run row off its raw rows, a run row lost and a month row off its runs are reported, then repaired', () =>
+    brandsPerPromptDrift(store.db));
+
   test('the command line: --repair is its only option', () => {
     expect(parseAdminArgs(['verify-aggregates', '--repair']).values).toEqual({ repair: true });
     expect(() => parseAdminArgs(['verify-aggregates', '--fix'])).toThrow(/Unknown option/);
   });
+});
+
+/**
+ * The same on the PostgreSQL server named by DATABASE_URL (in a database of its own), where two sessions
+ * can finish the same run at once: the brands per prompt converge on the raw rows as the other grains do.
+ * Skipped without DATABASE_URL.
+ */
+const SERVER = process.env.DATABASE_URL;
+(SERVER ? describe : describe.skip)('verify-aggregates on the PostgreSQL server', () => {
+  let dbName: string;
+  let dbUrl: string;
+  let owner: pg.Client;
+  const onServer = async (sql: string) => {
+    const c = new pg.Client({ connectionString: SERVER });
+    await c.connect();
+    try {
+      await c.query(sql);
+    } finally {
+      await c.end();
+    }
+  };
+
+  beforeAll(async () => {
+    dbName = `geo_verify_${randomBytes(4).toString('hex')}`;
+    await onServer(`CREATE DATABASE ${dbName}`);
+    const url = new URL(SERVER as string);
+    url.pathname = `/${dbName}`;
+    dbUrl = url.toString();
+    owner = new pg.Client({ connectionString: dbUrl });
+    await owner.connect();
+    await migrate(owner);
+    await writeDriftData(owner);
+  }, 120_000);
+  afterAll(async () => {
+    await owner?.end();
+    if (dbName) await onServer(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+  });
+
+  test('two finishes of the same run at once leave no drift, the brands per prompt included', async () => {
+    const two = new pg.Client({ connectionString: dbUrl });
+    await two.connect();
+    try {
+      await owner.query('BEGIN');
+      await removeAnswer(owner, 12);
+      await owner.query(`SELECT finish_run_extraction('${DRIFT.run(12)}')`);
+      const pid = (await two.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid;
+      await two.query('BEGIN');
+      const second = two.query(`SELECT finish_run_extraction('${DRIFT.run(12)}')`).then(() => two.query('COMMIT'));
+      // The first session commits once the second is seen waiting for the analysis's lock.
+      for (;;) {
+        const { rows } = await owner.query<{ waiting: boolean }>(
+          `SELECT wait_event_type = 'Lock' AS waiting FROM pg_stat_activity WHERE pid = $1`,
+          [pid],
+        );
+        if (rows[0]?.waiting) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await owner.query('COMMIT');
+      await second;
+    } finally {
+      await two.end();
+    }
+    const out = await runAdminCommand(owner, parseAdminArgs(['verify-aggregates']));
+    expect(out.text).toMatch(/^No drift: 14 tables/);
+  }, 60_000);
+
+  test('the brands per prompt: drift reported, then repaired', () => brandsPerPromptDrift(owner), 60_000);
 });

@@ -1,8 +1,8 @@
 -- The figure reads' functions (shared/reads/figures/): get_metrics (api_fig_headline), list_engines
--- (api_fig_engines), get_metrics_timeseries (api_fig_daily), list_competitors, list_sources, list_groups and
--- list_group_prompts, each one call returning what TypeScript turns into the response, and the fig_*
--- parts they share. Figure arithmetic (rates, intervals, rounding) stays in TypeScript, next to its
--- tests: these return counts and rows.
+-- (api_fig_engines), get_metrics_timeseries (api_fig_daily), list_competitors (api_fig_brands),
+-- list_sources, list_groups and list_group_prompts, each one call returning what TypeScript turns into
+-- the response, and the fig_* parts they share. Figure arithmetic (rates, intervals, rounding) stays in
+-- TypeScript, next to its tests: these return counts and rows.
 --
 -- Windows (docs/decisions.md#decisions-the-contract-leaves-open). A window ends on the UTC day of the last
 -- finished collection (the latest run whose collection ended, by start); a run belongs to the UTC day it
@@ -391,33 +391,84 @@ BEGIN
                            'segments', CASE WHEN p_segments THEN fig_branded_sums(p_analysis, w) END);
 END $$;
 
--- list_competitors: brands named in the window, and the configured competitors.
-CREATE OR REPLACE FUNCTION api_fig_competitors(p_analysis uuid, p_window text, p_from date, p_to date) RETURNS json
+-- The brands named in each period, per brand: its kind as the extraction attributed it, mentions, answers
+-- naming it, and its first positions (sum, count, squares).
+CREATE OR REPLACE FUNCTION fig_brand_sums(p_analysis uuid, w fig_window) RETURNS json LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN (SELECT json_agg(x) FROM (
+    SELECT s.period, f.brand, bool_or(f.is_tracked) AS is_tracked,
+           (array_agg(f.competitor_id) FILTER (WHERE f.competitor_id IS NOT NULL))[1] AS competitor_id,
+           sum(f.mentions)::float8 AS mentions, sum(f.answers)::float8 AS answers,
+           sum(f.position_sum)::float8 AS position_sum, sum(f.position_n)::float8 AS position_n, sum(f.position_sq)::float8 AS position_sq
+      FROM fig_segments(w) s
+      CROSS JOIN LATERAL (
+        SELECT b.brand, b.is_tracked, b.competitor_id, b.mentions, b.answers, b.position_sum, b.position_n, b.position_sq
+          FROM fig_run_brand b WHERE s.kind = 'run' AND b.run_id = s.run
+        UNION ALL
+        SELECT b.brand, b.is_tracked, b.competitor_id, b.mentions, b.answers, b.position_sum, b.position_n, b.position_sq
+          FROM fig_run_brand b WHERE s.kind = 'days' AND b.analysis_id = p_analysis AND b.day BETWEEN s.lo AND s.hi
+        UNION ALL
+        SELECT b.brand, b.is_tracked, b.competitor_id, b.mentions, b.answers, b.position_sum, b.position_n, b.position_sq
+          FROM fig_month_brand b WHERE s.kind = 'months' AND b.analysis_id = p_analysis AND b.month BETWEEN s.lo AND s.hi
+      ) f
+     GROUP BY s.period, f.brand) x);
+END $$;
+
+-- The brands named in each period per kind of prompt (branded or not, as fig_branded_sums classifies
+-- them), read from the per-prompt brand aggregates (migration 018: a run's own rows, the edge days, whole
+-- months). Rows travel as arrays: period, branded, brand, mentions, answers, position_sum, position_n,
+-- position_sq (BRAND_SEGMENT_COLUMNS in shared/reads/figures/competitors.ts). Its cost grows with
+-- prompts x brands x (months + edge days), which is why list_competitors asks for it only when the caller
+-- asks for segments.
+CREATE OR REPLACE FUNCTION fig_branded_brands(p_analysis uuid, w fig_window) RETURNS json LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  names text[] := fig_brand_names(p_analysis);
+BEGIN
+  RETURN (SELECT json_agg(json_build_array(x.period, x.branded, x.brand, x.mentions, x.answers, x.position_sum, x.position_n, x.position_sq))
+    FROM (
+      -- Each prompt classified once (materialized): joined to the rows, the rule would run once per row.
+      WITH k AS MATERIALIZED (
+        SELECT p.id, coalesce(p.branded, fig_branded_rule(p.text, names)) AS branded FROM prompts p WHERE p.analysis_id = p_analysis
+      )
+      SELECT s.period, k.branded, f.brand, sum(f.mentions)::float8 AS mentions, sum(f.answers)::float8 AS answers,
+             sum(f.position_sum)::float8 AS position_sum, sum(f.position_n)::float8 AS position_n, sum(f.position_sq)::float8 AS position_sq
+        FROM fig_segments(w) s
+        CROSS JOIN LATERAL (
+          SELECT b.prompt_id, b.brand, b.mentions, b.answers, b.position_sum, b.position_n, b.position_sq
+            FROM fig_run_prompt_brand b WHERE s.kind = 'run' AND b.run_id = s.run
+          UNION ALL
+          SELECT b.prompt_id, b.brand, b.mentions, b.answers, b.position_sum, b.position_n, b.position_sq
+            FROM fig_run_prompt_brand b WHERE s.kind = 'days' AND b.analysis_id = p_analysis AND b.day BETWEEN s.lo AND s.hi
+          UNION ALL
+          SELECT b.prompt_id, b.brand, b.mentions, b.answers, b.position_sum, b.position_n, b.position_sq
+            FROM fig_month_prompt_brand b WHERE s.kind = 'months' AND b.analysis_id = p_analysis AND b.month BETWEEN s.lo AND s.hi
+        ) f
+        JOIN k ON k.id = f.prompt_id
+       GROUP BY s.period, k.branded, f.brand
+      HAVING sum(f.mentions) > 0) x);
+END $$;
+
+-- list_competitors: brands named in the window and the configured competitors; with p_segments, the sums
+-- per kind of prompt (their denominators) and the brands per kind of prompt.
+CREATE OR REPLACE FUNCTION api_fig_brands(p_analysis uuid, p_window text, p_from date, p_to date, p_segments boolean) RETURNS json
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
   w fig_window := fig_resolve_window(p_analysis, p_window, p_from, p_to);
 BEGIN
   RETURN json_build_object(
     'common', fig_common(p_analysis, w),
-    'brands', (SELECT json_agg(x) FROM (
-        SELECT s.period, f.brand, bool_or(f.is_tracked) AS is_tracked,
-               (array_agg(f.competitor_id) FILTER (WHERE f.competitor_id IS NOT NULL))[1] AS competitor_id,
-               sum(f.mentions)::float8 AS mentions, sum(f.answers)::float8 AS answers,
-               sum(f.position_sum)::float8 AS position_sum, sum(f.position_n)::float8 AS position_n, sum(f.position_sq)::float8 AS position_sq
-          FROM fig_segments(w) s
-          CROSS JOIN LATERAL (
-            SELECT b.brand, b.is_tracked, b.competitor_id, b.mentions, b.answers, b.position_sum, b.position_n, b.position_sq
-              FROM fig_run_brand b WHERE s.kind = 'run' AND b.run_id = s.run
-            UNION ALL
-            SELECT b.brand, b.is_tracked, b.competitor_id, b.mentions, b.answers, b.position_sum, b.position_n, b.position_sq
-              FROM fig_run_brand b WHERE s.kind = 'days' AND b.analysis_id = p_analysis AND b.day BETWEEN s.lo AND s.hi
-            UNION ALL
-            SELECT b.brand, b.is_tracked, b.competitor_id, b.mentions, b.answers, b.position_sum, b.position_n, b.position_sq
-              FROM fig_month_brand b WHERE s.kind = 'months' AND b.analysis_id = p_analysis AND b.month BETWEEN s.lo AND s.hi
-          ) f
-         GROUP BY s.period, f.brand) x),
+    'brands', fig_brand_sums(p_analysis, w),
     'configured', (SELECT coalesce(json_agg(json_build_object('id', c.id, 'name', c.name, 'domain', c.domain) ORDER BY c.name, c.id), '[]')
-                     FROM competitors c WHERE c.analysis_id = p_analysis));
+                     FROM competitors c WHERE c.analysis_id = p_analysis),
+    'segments', CASE WHEN p_segments THEN fig_branded_sums(p_analysis, w) END,
+    'segment_brands', CASE WHEN p_segments THEN fig_branded_brands(p_analysis, w) END);
+END $$;
+
+-- list_competitors of the release before api_fig_brands (kept while a deployment rolls out).
+CREATE OR REPLACE FUNCTION api_fig_competitors(p_analysis uuid, p_window text, p_from date, p_to date) RETURNS json
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN api_fig_brands(p_analysis, p_window, p_from, p_to, false);
 END $$;
 
 -- list_sources: cited domains of the window.
