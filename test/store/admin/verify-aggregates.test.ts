@@ -148,6 +148,17 @@ describe('verify-aggregates', () => {
   test('the brands per prompt: a run row off its raw rows, a run row lost and a month row off its runs are reported, then repaired', () =>
     brandsPerPromptDrift(store.db));
 
+  test('a brand renamed after its runs finished is no drift: finished runs keep the names they were finished with', async () => {
+    const rename = (name: string) => q(`UPDATE brands SET name = '${name}' WHERE id = '${DRIFT.brand}'`);
+    await rename('Acme Renamed');
+    try {
+      const out = await admin('verify-aggregates');
+      expect((out.result as VerifyOutcome).drift).toEqual([]);
+    } finally {
+      await rename('Acme');
+    }
+  });
+
   test('the command line: --repair is its only option', () => {
     expect(parseAdminArgs(['verify-aggregates', '--repair']).values).toEqual({ repair: true });
     expect(() => parseAdminArgs(['verify-aggregates', '--fix'])).toThrow(/Unknown option/);

@@ -40,19 +40,34 @@ CREATE TABLE fig_month_prompt_brand (
   PRIMARY KEY (analysis_id, month, prompt_id, brand)
 ) WITH (fillfactor = 70);
 
+-- The name a mention's brand has in the brand rows of a finished run: the tracked brand and a direct
+-- competitor as fig_run_brand named them when the run was finished (a rename since does not reach a
+-- finished run, so its rows per prompt keep adding up to its brand rows), else as finishing would name them
+-- now; any other brand as the answer names it. The backfill below and verify-aggregates name brands so.
+CREATE FUNCTION fig_run_brand_name(p_run uuid, p_tracked boolean, p_competitor uuid, p_named text) RETURNS text
+LANGUAGE sql STABLE AS $$
+  SELECT coalesce(
+    CASE WHEN p_tracked THEN (SELECT rb.brand FROM fig_run_brand rb WHERE rb.run_id = p_run AND rb.is_tracked LIMIT 1)
+         WHEN p_competitor IS NOT NULL
+         THEN (SELECT rb.brand FROM fig_run_brand rb WHERE rb.run_id = p_run AND rb.competitor_id = p_competitor LIMIT 1)
+    END,
+    CASE WHEN p_tracked
+         THEN (SELECT b.name FROM runs r JOIN analyses a ON a.id = r.analysis_id JOIN brands b ON b.id = a.brand_id WHERE r.id = p_run)
+         ELSE coalesce((SELECT c.name FROM competitors c WHERE c.id = p_competitor), p_named)
+    END)
+$$;
+
 -- Backfill: the runs already aggregated, from the raw rows, each brand named as fig_run_brand names it
 -- (on the run's day as stored there); then the months.
 INSERT INTO fig_run_prompt_brand (run_id, analysis_id, day, prompt_id, brand, mentions, answers, position_sum, position_n, position_sq)
 SELECT k.run_id, k.analysis_id, k.day, x.prompt_id, f.brand, sum(f.n)::int, count(*)::int,
        sum(f.first_pos)::bigint, count(*)::int, sum(f.first_pos::bigint * f.first_pos)::bigint
   FROM (SELECT DISTINCT run_id, analysis_id, day FROM fig_run_brand) k
-  JOIN analyses a ON a.id = k.analysis_id
-  JOIN brands b ON b.id = a.brand_id
   JOIN answers x ON x.run_id = k.run_id AND x.extraction_state = 'extracted'
   CROSS JOIN LATERAL (
-    SELECT CASE WHEN m.is_tracked THEN b.name ELSE coalesce(c.name, m.brand_name) END AS brand,
+    SELECT fig_run_brand_name(k.run_id, m.is_tracked, m.competitor_id, m.brand_name) AS brand,
            count(*) AS n, min(m.position) AS first_pos
-      FROM mentions m LEFT JOIN competitors c ON c.id = m.competitor_id
+      FROM mentions m
      WHERE m.answer_id = x.id
      GROUP BY 1
   ) f
