@@ -164,26 +164,14 @@ export const CHECKS: readonly Check[] = [
   {
     // The brands per prompt of every run the brand rows hold, recomputed from the raw answers and mentions
     // as finish_run_extraction computes them (fig_run_brand being their sum over prompts), each brand under
-    // the name the run's brand rows give it (fig_run_brand_name: a rename since its finish is no drift): a
-    // run the migration that added them could not see, or whose raw rows changed without a finish, differs.
+    // the name the run's brand rows give it (fig_prompt_brands_from_rows, migration 018: a rename since its
+    // finish is no drift): a run the migration could not see, or whose raw rows changed without a finish,
+    // differs.
     table: 'fig_run_prompt_brand',
     keys: ['run_id', 'prompt_id', 'brand'],
     values: BRAND_MEASURES,
     extra: ['analysis_id', 'day'],
-    expected: `SELECT k.run_id, x.prompt_id, f.brand, sum(f.n)::integer AS mentions, count(*)::integer AS answers,
-                      sum(f.first_pos)::bigint AS position_sum, count(*)::integer AS position_n,
-                      sum(f.first_pos::bigint * f.first_pos)::bigint AS position_sq,
-                      min(k.analysis_id::text)::uuid AS analysis_id, min(k.day) AS day
-                 FROM (SELECT DISTINCT run_id, analysis_id, day FROM fig_run_brand) k
-                 JOIN answers x ON x.run_id = k.run_id AND x.extraction_state = 'extracted'
-                 CROSS JOIN LATERAL (
-                   SELECT fig_run_brand_name(k.run_id, m.is_tracked, m.competitor_id, m.brand_name) AS brand,
-                          count(*) AS n, min(m.position) AS first_pos
-                     FROM mentions m
-                    WHERE m.answer_id = x.id
-                    GROUP BY 1
-                 ) f
-                GROUP BY 1, 2, 3`,
+    expected: 'SELECT * FROM fig_prompt_brands_from_rows()',
     from: ['fig_run_brand', 'answers', 'mentions'],
     absent: 'delete',
   },

@@ -114,7 +114,7 @@ async function argumentsOf(db: Queryable, analysisId: string) {
   };
 }
 
-/** The argument sets of one read: one per value of each parameter the data gives, every window. */
+/** The argument sets of one read: one per value of each parameter the data gives, every window, both splits. */
 function argumentSets(read: ReadDef, analysis: string, values: Awaited<ReturnType<typeof argumentsOf>>) {
   const shape = Object.keys(read.input.shape as object);
   let sets: Array<Record<string, unknown>> = [{ analysis }];
@@ -126,6 +126,8 @@ function argumentSets(read: ReadDef, analysis: string, values: Awaited<ReturnTyp
   each('run');
   each('answer');
   if (shape.includes('window')) sets = sets.flatMap((s) => WINDOWS.map((w) => ({ ...s, ...w })));
+  // The segments read the aggregates per prompt, which a migration may fill (018) as finishing does.
+  if (shape.includes('segments')) sets = sets.flatMap((s) => [s, { ...s, segments: 'branded' }]);
   return sets;
 }
 

@@ -57,21 +57,30 @@ LANGUAGE sql STABLE AS $$
     END)
 $$;
 
--- Backfill: the runs already aggregated, from the raw rows, each brand named as fig_run_brand names it
--- (on the run's day as stored there); then the months.
+-- The brands per prompt of every run that has brand rows, from the raw answers and mentions as
+-- finish_run_extraction computes them, each brand named as the run's brand rows name it, on the run's day as
+-- stored there. The backfill below writes them; verify-aggregates compares fig_run_prompt_brand with them.
+CREATE FUNCTION fig_prompt_brands_from_rows()
+RETURNS TABLE (run_id uuid, analysis_id uuid, day date, prompt_id uuid, brand text, mentions integer, answers integer,
+               position_sum bigint, position_n integer, position_sq bigint)
+LANGUAGE sql STABLE AS $$
+  SELECT k.run_id, k.analysis_id, k.day, x.prompt_id, f.brand, sum(f.n)::integer, count(*)::integer,
+         sum(f.first_pos)::bigint, count(*)::integer, sum(f.first_pos::bigint * f.first_pos)::bigint
+    FROM (SELECT DISTINCT b.run_id, b.analysis_id, b.day FROM fig_run_brand b) k
+    JOIN answers x ON x.run_id = k.run_id AND x.extraction_state = 'extracted'
+    CROSS JOIN LATERAL (
+      SELECT fig_run_brand_name(k.run_id, m.is_tracked, m.competitor_id, m.brand_name) AS brand,
+             count(*) AS n, min(m.position) AS first_pos
+        FROM mentions m
+       WHERE m.answer_id = x.id
+       GROUP BY 1
+    ) f
+   GROUP BY k.run_id, k.analysis_id, k.day, x.prompt_id, f.brand
+$$;
+
+-- Backfill: the runs already aggregated; then the months.
 INSERT INTO fig_run_prompt_brand (run_id, analysis_id, day, prompt_id, brand, mentions, answers, position_sum, position_n, position_sq)
-SELECT k.run_id, k.analysis_id, k.day, x.prompt_id, f.brand, sum(f.n)::int, count(*)::int,
-       sum(f.first_pos)::bigint, count(*)::int, sum(f.first_pos::bigint * f.first_pos)::bigint
-  FROM (SELECT DISTINCT run_id, analysis_id, day FROM fig_run_brand) k
-  JOIN answers x ON x.run_id = k.run_id AND x.extraction_state = 'extracted'
-  CROSS JOIN LATERAL (
-    SELECT fig_run_brand_name(k.run_id, m.is_tracked, m.competitor_id, m.brand_name) AS brand,
-           count(*) AS n, min(m.position) AS first_pos
-      FROM mentions m
-     WHERE m.answer_id = x.id
-     GROUP BY 1
-  ) f
- GROUP BY k.run_id, k.analysis_id, k.day, x.prompt_id, f.brand;
+SELECT * FROM fig_prompt_brands_from_rows();
 
 INSERT INTO fig_month_prompt_brand (analysis_id, month, prompt_id, brand, mentions, answers, position_sum, position_n, position_sq)
 SELECT analysis_id, date_trunc('month', day)::date, prompt_id, brand, sum(mentions), sum(answers), sum(position_sum),
