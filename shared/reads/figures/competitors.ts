@@ -123,11 +123,18 @@ const BRAND_SEGMENT_COLUMNS = ['period', 'branded', 'brand', 'mentions', 'answer
 
 type Pair<T> = [T, T];
 
-/** Standard competition ranking ("1224") by mentions. */
+/**
+ * Standard competition ranking ("1224") by mentions: one sort, then each count's first place, so the
+ * work stays n log n in the brands a window names (every indirect brand of a long history).
+ */
 function ranks(counts: Map<string, number>): Map<string, number> {
   const sorted = [...counts.values()].sort((a, b) => b - a);
+  const firstPlace = new Map<number, number>();
+  sorted.forEach((n, i) => {
+    if (!firstPlace.has(n)) firstPlace.set(n, i + 1);
+  });
   const out = new Map<string, number>();
-  for (const [name, n] of counts) out.set(name, sorted.indexOf(n) + 1);
+  for (const [name, n] of counts) out.set(name, firstPlace.get(n) ?? 0);
   return out;
 }
 
