@@ -5,9 +5,8 @@
 -- and types they read belong to the migrations. Why the reads are functions, and how to change one:
 -- docs/contributing.md, "The store's SQL".
 
--- list_prompts: the prompt catalogue, each prompt with whether it names the tracked brand: as the pipeline
--- classified it (prompts.branded), else by the rule of migration 015 (fig_branded_rule over the names of
--- fig_brand_names, the brand and its aliases, read once per call).
+-- list_prompts: the prompt catalogue, each prompt with whether it names the tracked brand
+-- (fig_prompt_branded: the pipeline's classification, else the rule over fig_brand_names, read once per call).
 CREATE OR REPLACE FUNCTION api_prompt_catalog(p_analysis uuid)
 RETURNS TABLE (id uuid, text text, group_id uuid, group_name text, language text, created_at timestamptz,
                branded boolean, branded_source text)
@@ -18,7 +17,7 @@ DECLARE
 BEGIN
   RETURN QUERY
   SELECT p.id, p.text, p.group_id, g.name, p.language, p.created_at,
-         coalesce(p.branded, fig_branded_rule(p.text, names)),
+         fig_prompt_branded(p.branded, p.text, names),
          CASE WHEN p.branded IS NULL THEN 'rule' ELSE 'pipeline' END
     FROM prompts p LEFT JOIN prompt_groups g ON g.id = p.group_id
    WHERE p.analysis_id = p_analysis
@@ -40,7 +39,7 @@ BEGIN
   RETURN QUERY
   SELECT coalesce((SELECT t.n FROM prompt_totals t WHERE t.analysis_id = p_analysis), 0),
          p.id, p.text, p.group_id, g.name, p.language, p.created_at,
-         CASE WHEN p.id IS NULL THEN NULL ELSE coalesce(p.branded, fig_branded_rule(p.text, names)) END,
+         CASE WHEN p.id IS NULL THEN NULL ELSE fig_prompt_branded(p.branded, p.text, names) END,
          CASE WHEN p.id IS NULL THEN NULL WHEN p.branded IS NULL THEN 'rule' ELSE 'pipeline' END
     FROM (SELECT 1) one
     LEFT JOIN (SELECT k.id FROM prompts k WHERE k.analysis_id = p_analysis

@@ -312,31 +312,42 @@ BEGIN
 END $$;
 
 -- The names the branded rule (fig_branded_rule, migration 015) looks for in an analysis's prompts: the
--- tracked brand's and the analysis's aliases of it. A prompt is branded when prompts.branded says so (the
--- pipeline wins), else by the rule: coalesce(p.branded, fig_branded_rule(p.text, fig_brand_names(p.analysis_id))),
--- with branded_source 'pipeline' when p.branded is not null, 'rule' otherwise.
+-- tracked brand's and the analysis's aliases of it.
 CREATE OR REPLACE FUNCTION fig_brand_names(p_analysis uuid) RETURNS text[] LANGUAGE plpgsql STABLE AS $$
 BEGIN
   RETURN (SELECT b.name || a.brand_aliases FROM analyses a JOIN brands b ON b.id = a.brand_id WHERE a.id = p_analysis);
 END $$;
 
--- The sums of each period per engine and per kind of prompt (branded or not, as fig_brand_names says),
+-- Whether a prompt is branded: as the pipeline classified it (prompts.branded) when it did, else by the
+-- rule over the analysis's names (fig_brand_names, read once per call by the caller). Its branded_source
+-- is 'pipeline' when prompts.branded is not null, 'rule' otherwise. An SQL function, inlined where used.
+CREATE OR REPLACE FUNCTION fig_prompt_branded(p_branded boolean, p_text text, p_names text[]) RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT coalesce(p_branded, fig_branded_rule(p_text, p_names))
+$$;
+
+-- An analysis's prompts by kind, each classified once per call: the segment functions below take both
+-- lists, so a read that asks for several of them classifies the catalogue once.
+CREATE OR REPLACE FUNCTION fig_prompt_kinds(p_analysis uuid, OUT branded uuid[], OUT other uuid[]) LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  names text[] := fig_brand_names(p_analysis);
+BEGIN
+  SELECT coalesce(array_agg(c.id) FILTER (WHERE c.branded), '{}'), coalesce(array_agg(c.id) FILTER (WHERE NOT c.branded), '{}')
+    INTO branded, other
+    FROM (SELECT p.id, fig_prompt_branded(p.branded, p.text, names) AS branded
+            FROM prompts p WHERE p.analysis_id = p_analysis) c;
+END $$;
+
+-- The sums of each period per engine and per kind of prompt (yes: the branded prompts, no: the others,
+-- as fig_prompt_kinds lists them),
 -- read from the per-prompt aggregates (a run's own rows, the edge days by prompt, whole months), and the
 -- collected answers of the window's runs still extracting, per engine and kind. Rows travel as arrays:
 -- period, engine, branded, then the measures in the order of MEASURES (shared/reads/figures/load.ts);
 -- pending rows: engine, branded, answers. Its cost grows with prompts x engines x (months + edge days),
 -- which is why the reads ask for it only when the caller asks for segments.
-CREATE OR REPLACE FUNCTION fig_branded_sums(p_analysis uuid, w fig_window) RETURNS json LANGUAGE plpgsql STABLE AS $$
-DECLARE
-  names text[] := fig_brand_names(p_analysis);
-  yes uuid[];
-  no uuid[];
+CREATE OR REPLACE FUNCTION fig_branded_sums(p_analysis uuid, w fig_window, yes uuid[], no uuid[]) RETURNS json
+LANGUAGE plpgsql STABLE AS $$
 BEGIN
-  -- Each prompt classified once, here: inside the sums below the rule would run once per aggregate row.
-  SELECT coalesce(array_agg(c.id) FILTER (WHERE c.branded), '{}'), coalesce(array_agg(c.id) FILTER (WHERE NOT c.branded), '{}')
-    INTO yes, no
-    FROM (SELECT p.id, coalesce(p.branded, fig_branded_rule(p.text, names)) AS branded
-            FROM prompts p WHERE p.analysis_id = p_analysis) c;
   RETURN json_build_object(
     'rows', (SELECT json_agg(json_build_array(x.period, x.engine, x.branded, x.answers, x.extracted, x.mentioned, x.tracked_mentions,
                                               x.brand_mentions, x.position_sum, x.position_n, x.sentiment_sum, x.sentiment_n,
@@ -376,9 +387,14 @@ CREATE OR REPLACE FUNCTION api_fig_headline(p_analysis uuid, p_window text, p_fr
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
   w fig_window := fig_resolve_window(p_analysis, p_window, p_from, p_to);
+  yes uuid[];
+  no uuid[];
 BEGIN
+  IF p_segments THEN
+    SELECT k.branded, k.other INTO yes, no FROM fig_prompt_kinds(p_analysis) k;
+  END IF;
   RETURN json_build_object('common', fig_common(p_analysis, w), 'universe', fig_universe(p_analysis, w),
-                           'segments', CASE WHEN p_segments THEN fig_branded_sums(p_analysis, w) END);
+                           'segments', CASE WHEN p_segments THEN fig_branded_sums(p_analysis, w, yes, no) END);
 END $$;
 
 -- list_engines: the common part, and with p_segments the sums per kind of prompt.
@@ -386,9 +402,14 @@ CREATE OR REPLACE FUNCTION api_fig_engines(p_analysis uuid, p_window text, p_fro
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
   w fig_window := fig_resolve_window(p_analysis, p_window, p_from, p_to);
+  yes uuid[];
+  no uuid[];
 BEGIN
+  IF p_segments THEN
+    SELECT k.branded, k.other INTO yes, no FROM fig_prompt_kinds(p_analysis) k;
+  END IF;
   RETURN json_build_object('common', fig_common(p_analysis, w),
-                           'segments', CASE WHEN p_segments THEN fig_branded_sums(p_analysis, w) END);
+                           'segments', CASE WHEN p_segments THEN fig_branded_sums(p_analysis, w, yes, no) END);
 END $$;
 
 -- The brands named in each period, per brand: its kind as the extraction attributed it, mentions, answers
@@ -414,21 +435,18 @@ BEGIN
      GROUP BY s.period, f.brand) x);
 END $$;
 
--- The brands named in each period per kind of prompt (branded or not, as fig_branded_sums classifies
--- them), read from the per-prompt brand aggregates (migration 018: a run's own rows, the edge days, whole
+-- The brands named in each period per kind of prompt (yes and no as fig_prompt_kinds lists them), read from the per-prompt brand aggregates (migration 018: a run's own rows, the edge days, whole
 -- months). Rows travel as arrays: period, branded, brand, mentions, answers, position_sum, position_n,
 -- position_sq (BRAND_SEGMENT_COLUMNS in shared/reads/figures/competitors.ts). Its cost grows with
 -- prompts x brands x (months + edge days), which is why list_competitors asks for it only when the caller
 -- asks for segments.
-CREATE OR REPLACE FUNCTION fig_branded_brands(p_analysis uuid, w fig_window) RETURNS json LANGUAGE plpgsql STABLE AS $$
-DECLARE
-  names text[] := fig_brand_names(p_analysis);
+CREATE OR REPLACE FUNCTION fig_branded_brands(p_analysis uuid, w fig_window, yes uuid[], no uuid[]) RETURNS json
+LANGUAGE plpgsql STABLE AS $$
 BEGIN
   RETURN (SELECT json_agg(json_build_array(x.period, x.branded, x.brand, x.mentions, x.answers, x.position_sum, x.position_n, x.position_sq))
     FROM (
-      -- Each prompt classified once (materialized): joined to the rows, the rule would run once per row.
       WITH k AS MATERIALIZED (
-        SELECT p.id, coalesce(p.branded, fig_branded_rule(p.text, names)) AS branded FROM prompts p WHERE p.analysis_id = p_analysis
+        SELECT unnest(yes) AS id, true AS branded UNION ALL SELECT unnest(no), false
       )
       SELECT s.period, k.branded, f.brand, sum(f.mentions)::float8 AS mentions, sum(f.answers)::float8 AS answers,
              sum(f.position_sum)::float8 AS position_sum, sum(f.position_n)::float8 AS position_n, sum(f.position_sq)::float8 AS position_sq
@@ -454,14 +472,19 @@ CREATE OR REPLACE FUNCTION api_fig_brands(p_analysis uuid, p_window text, p_from
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
   w fig_window := fig_resolve_window(p_analysis, p_window, p_from, p_to);
+  yes uuid[];
+  no uuid[];
 BEGIN
+  IF p_segments THEN
+    SELECT k.branded, k.other INTO yes, no FROM fig_prompt_kinds(p_analysis) k;
+  END IF;
   RETURN json_build_object(
     'common', fig_common(p_analysis, w),
     'brands', fig_brand_sums(p_analysis, w),
     'configured', (SELECT coalesce(json_agg(json_build_object('id', c.id, 'name', c.name, 'domain', c.domain) ORDER BY c.name, c.id), '[]')
                      FROM competitors c WHERE c.analysis_id = p_analysis),
-    'segments', CASE WHEN p_segments THEN fig_branded_sums(p_analysis, w) END,
-    'segment_brands', CASE WHEN p_segments THEN fig_branded_brands(p_analysis, w) END);
+    'segments', CASE WHEN p_segments THEN fig_branded_sums(p_analysis, w, yes, no) END,
+    'segment_brands', CASE WHEN p_segments THEN fig_branded_brands(p_analysis, w, yes, no) END);
 END $$;
 
 -- list_competitors of the release before api_fig_brands (kept while a deployment rolls out).
@@ -577,7 +600,7 @@ BEGIN
                           AND c.group_key = CASE WHEN p_none THEN '00000000-0000-0000-0000-000000000000'::uuid ELSE p_group END), 0),
     -- branded: the pipeline's, else the rule's (as api_prompt_catalog says it).
     'prompts', (SELECT coalesce(json_agg(json_build_object('id', p.id, 'text', p.text, 'language', p.language,
-                                                           'branded', coalesce(p.branded, fig_branded_rule(p.text, names)),
+                                                           'branded', fig_prompt_branded(p.branded, p.text, names),
                                                            'branded_source', CASE WHEN p.branded IS NULL THEN 'rule' ELSE 'pipeline' END)
                                          ORDER BY p.created_at, p.id), '[]')
                   FROM prompts p WHERE p.id = ANY (ids)),
@@ -634,11 +657,16 @@ LANGUAGE plpgsql STABLE AS $$
 DECLARE
   lo timestamptz := w.cur_from::timestamp AT TIME ZONE 'UTC';
   hi timestamptz := (w.cur_to + 1)::timestamp AT TIME ZONE 'UTC';
+  yes uuid[];
+  no uuid[];
 BEGIN
+  IF p_segments THEN
+    SELECT k.branded, k.other INTO yes, no FROM fig_prompt_kinds(p_analysis) k;
+  END IF;
   RETURN json_build_object(
     'common', fig_common(p_analysis, w),
     'universe', fig_universe(p_analysis, w),
-    'segments', CASE WHEN p_segments THEN fig_branded_sums(p_analysis, w) END,
+    'segments', CASE WHEN p_segments THEN fig_branded_sums(p_analysis, w, yes, no) END,
     'days', (SELECT json_agg(json_build_array(x.day, x.id, x.state, x.pending, x.has_rows, x.answers, x.extracted, x.mentioned,
                                               x.tracked_mentions, x.brand_mentions, x.position_sum, x.position_n, x.sentiment_sum,
                                               x.sentiment_n, x.citations, x.owned_citations, x.position_sq, x.sentiment_sq) ORDER BY x.day) FROM (
