@@ -34,6 +34,7 @@ export function takesWindowAll(read: ReadDef): boolean {
 type Args = Record<string, unknown>;
 interface PropertySchema {
   enum?: unknown[];
+  default?: unknown;
   maximum?: number;
   minimum?: number;
 }
@@ -50,7 +51,8 @@ export interface ArgSetOptions {
 
 /**
  * The extremes of a tool's legal arguments, read from its advertised inputSchema: every window (named,
- * default, the custom ones given), the largest limit and both ends of offset, and for each path
+ * default, the custom ones given), each with every value of any other choice (segments), the largest
+ * limit and both ends of offset, and for each path
  * parameter every id its lister returns (window all, largest page). Nothing here names a tool.
  */
 export async function toolArgSets(tool: Tool, opts: ArgSetOptions): Promise<Args[]> {
@@ -78,11 +80,15 @@ export async function toolArgSets(tool: Tool, opts: ArgSetOptions): Promise<Args
     }
     sets = next;
   }
-  const variants: Args[] = [{}];
+  let variants: Args[] = [{}];
   if (props.window) {
     variants.push(...(props.window.enum ?? []).map((window) => ({ window })));
     if (props.from && props.to) variants.push(...opts.windows);
   }
+  // Every other choice (segments), each value besides the default with every window.
+  for (const [name, prop] of Object.entries(props))
+    if (name !== 'window' && prop.enum)
+      variants = variants.flatMap((v) => [v, ...(prop.enum ?? []).filter((e) => e !== prop.default).map((e) => ({ ...v, [name]: e }))]);
   const pages: Args[] = [{}];
   if (props.limit?.maximum !== undefined) {
     pages.push({ limit: props.limit.maximum });

@@ -69,7 +69,7 @@ const addDays = (day: string, n: number) => new Date(Date.parse(`${day}T00:00:00
  * Every tool with default arguments on the dataset of `m`: the analysis, then for each other path
  * parameter every value its lister gives (every group and none; the latest run and the oldest listed),
  * except answers, where the longest one (`longestAnswer`) stands for all. Then the next page and the
- * extremes.
+ * extremes (the widest windows also with segments).
  */
 export async function longHistorySizes(
   call: CallTool,
@@ -108,11 +108,17 @@ export async function longHistorySizes(
     const paged = [...own, ...windowed.filter((s) => pageFitsAnyWindow(read.name, String(s.args.window)))];
     const heaviest = paged.reduce((w, s) => (largestChars(s) > largestChars(w) ? s : w)).args;
     if (typeof props.limit?.default === 'number') nextPages.push(await sized(read.name, { ...heaviest, limit: props.limit.default + 1 }));
+    // The widest windows also with every value of any other choice besides its default (segments).
+    const choices: Args[] = [{}];
+    for (const [name, prop] of Object.entries(props))
+      if (name !== 'window' && prop.enum) for (const value of prop.enum.filter((v) => v !== prop.default)) choices.push({ [name]: value });
     for (const args of sets) {
       if (props.limit?.maximum !== undefined) extremes.push(await sized(read.name, { ...args, limit: props.limit.maximum }));
-      if (props.window?.enum?.includes('all')) extremes.push(await sized(read.name, { ...args, window: 'all' }));
-      if (props.from && props.to)
-        extremes.push(await sized(read.name, { ...args, from: addDays(m.endDate, 1 - MAX_WINDOW_DAYS), to: m.endDate }));
+      for (const choice of choices) {
+        if (props.window?.enum?.includes('all')) extremes.push(await sized(read.name, { ...args, window: 'all', ...choice }));
+        if (props.from && props.to)
+          extremes.push(await sized(read.name, { ...args, from: addDays(m.endDate, 1 - MAX_WINDOW_DAYS), to: m.endDate, ...choice }));
+      }
     }
   }
   return { defaults, nextPages, extremes, windows };
