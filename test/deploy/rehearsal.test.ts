@@ -11,6 +11,7 @@ import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import pg from 'pg';
 import { reads } from '#shared/reads/registry.js';
+import { freeMessageCeiling } from '#shared/store/free-messages.js';
 import { toApiGatewayEvent } from '../../local/adapter.js';
 import { type LocalBudgetStore, startBudgetStore } from '../../local/stores.js';
 import { adminClientConfig } from '../../scripts/admin-connection.js';
@@ -716,6 +717,65 @@ describe('deployment rehearsal: from an empty database to answered calls, throug
     );
     expect(called.status).toBe(200);
     expect(called.json().result.structuredContent.rate_limit.remaining).toBe(Number(called.headers['x-ratelimit-remaining']));
+  }, 120_000);
+
+  test('MCP: a key past its bound on free messages gets 429 rate_limited from the bundle, with the bound in the rate headers', async () => {
+    const { DynamoDBClient, ScanCommand, UpdateItemCommand, DeleteItemCommand } = await import('@aws-sdk/client-dynamodb');
+    const client = new DynamoDBClient({
+      endpoint: budget.endpoint,
+      region: REGION,
+      credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
+    });
+    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const list = () => http('McpFn', 'POST', '/api/v1/mcp', headers, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }));
+    // The key's own counter item, as the bundle wrote it for the free messages above; then its bound
+    // reached for this minute and the next (a call that crosses the minute meets it too).
+    const items = (await client.send(new ScanCommand({ TableName: budgetTable }))).Items ?? [];
+    const counted = items.map((i) => i.pk?.S ?? '').find((pk) => pk.startsWith('free#'));
+    expect(counted).toBeDefined();
+    const keyId = (counted as string).split('#')[1] as string;
+    const perMinute = Number(
+      (
+        await http(
+          'McpFn',
+          'POST',
+          '/api/v1/mcp',
+          headers,
+          JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'get_me', arguments: {} } }),
+        )
+      ).headers['x-ratelimit-limit'],
+    );
+    const ceiling = freeMessageCeiling(perMinute);
+    const minute = Math.floor(Date.now() / 60_000);
+    const pks = [minute, minute + 1].map((m) => `free#${keyId}#${m}`);
+    try {
+      for (const pk of pks)
+        await client.send(
+          new UpdateItemCommand({
+            TableName: budgetTable,
+            Key: { pk: { S: pk } },
+            UpdateExpression: 'SET messages = :n',
+            ExpressionAttributeValues: { ':n': { N: String(ceiling) } },
+          }),
+        );
+      const refused = await list();
+      expect(refused.status).toBe(429);
+      expect(refused.json().error.code).toBe('rate_limited');
+      const seconds = Number(refused.headers['retry-after']);
+      expect(seconds).toBeGreaterThanOrEqual(1);
+      expect({
+        limit: refused.headers['x-ratelimit-limit'],
+        remaining: refused.headers['x-ratelimit-remaining'],
+        reset: refused.headers['x-ratelimit-reset'],
+      }).toEqual({ limit: String(ceiling), remaining: '0', reset: String(seconds) });
+    } finally {
+      for (const pk of pks) await client.send(new DeleteItemCommand({ TableName: budgetTable, Key: { pk: { S: pk } } }));
+      client.destroy();
+    }
+    // Served again once the minute's count is gone: a served free message carries no rate headers.
+    const served = await list();
+    expect(served.status).toBe(200);
+    expect(served.headers['x-ratelimit-limit']).toBeUndefined();
   }, 120_000);
 
   test('openapi.json: 200, the committed bytes; and $default answers the envelope (404, 405 with Allow)', async () => {
