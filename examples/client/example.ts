@@ -1,14 +1,16 @@
 /**
- * A typed client generated from openapi/openapi.json: openapi-typescript writes schema.d.ts (by
- * `npm run openapi`), openapi-fetch does the calls. `tsc --noEmit` checks this file against the
- * generated types, so a contract change that breaks clients breaks the build first.
+ * A typed client on the types generated from openapi/openapi.json: openapi-typescript writes them (by
+ * `npm run openapi`) into the TypeScript client's package, which exports them as `paths`; openapi-fetch
+ * does the calls. `tsc --noEmit` checks this file against the generated types, so a contract change that
+ * breaks clients breaks the build first. Imported here from the package's sources so that no build is
+ * needed; elsewhere it is `import type { paths } from '@geo-api/client'`.
  *
  * Run against `npm start` (or a deployed stage): the base address and the key from the environment, as
  * `npm start` prints them (and writes them to .local/demo.json):
  *   GEO_BASE_URL=http://127.0.0.1:<port>/api/v1 GEO_API_KEY=geo_live_... npx tsx examples/client/example.ts
  */
 import createClient from 'openapi-fetch';
-import type { paths } from './schema.js';
+import type { paths } from '../../clients/typescript/src/index.js';
 
 // No default address: the port of a local stack, or the host of a stage, is the caller's to say.
 const baseUrl = process.env.GEO_BASE_URL;

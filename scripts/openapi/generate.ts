@@ -5,7 +5,6 @@ import { tools } from '#shared/mcp/tools.js';
 import { reads } from '#shared/reads/registry.js';
 import { OPENAPI_FILE, serializeOpenApi } from '#shared/rest/serialize-openapi.js';
 import { generatedSources as typescriptClientSources } from '../../clients/typescript/scripts/generate.js';
-import { CLIENT_TYPES_FILE, clientTypes } from './client.js';
 import { buildOpenApi } from './document.js';
 import { generateExamples } from './examples.js';
 import { writeLlmsFiles } from './llms.js';
@@ -16,16 +15,17 @@ import { TOOL_LIST_FILE, toolListModule } from './tool-list.js';
 /**
  * `npm run openapi`: writes openapi/openapi.json from the read table, with an example per operation made
  * on the demo data (it starts the embedded store for that, which takes a while), the client types
- * generated from it (TypeScript for openapi-fetch, and the Python client's types and methods), and the MCP tool list the MCP function answers tools/list with (tool-list.ts).
- * All are committed; test/openapi/document.test.ts, examples.test.ts, python-client.test.ts and
- * test/mcp/tool-list.test.ts fail when one disagrees with the code. llms.txt and llms-full.txt follow from
+ * generated from it (the TypeScript client's types and operations, which examples/client uses too, and the
+ * Python client's types and methods), and the MCP tool list the MCP function answers tools/list with
+ * (tool-list.ts). All are committed; test/openapi/document.test.ts, examples.test.ts,
+ * test/clients/typescript-generated.test.ts, python-client.test.ts and test/mcp/tool-list.test.ts fail when
+ * one disagrees with the code. llms.txt and llms-full.txt follow from
  * the document and the docs (scripts/openapi/llms.ts).
  */
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const text = serializeOpenApi(buildOpenApi(reads, await generateExamples()));
 for (const [file, content] of [
   [OPENAPI_FILE, text],
-  [CLIENT_TYPES_FILE, await clientTypes(JSON.parse(text))],
   [PYTHON_GENERATED_FILE, pythonClientModule(JSON.parse(text))],
   ...Object.entries(await typescriptClientSources(JSON.parse(text))),
   [TOOL_LIST_FILE, toolListModule([...tools().values()].map((t) => t.tool))],

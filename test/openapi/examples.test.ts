@@ -15,7 +15,7 @@ import { generateExamples } from '../../scripts/openapi/examples.js';
 
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
 const root = join(import.meta.dirname, '..', '..');
-const HINT = 'run `npm run openapi` and commit openapi/openapi.json and examples/client/schema.d.ts';
+const HINT = 'run `npm run openapi` and commit openapi/openapi.json and the files it writes';
 
 const text = await readFile(join(root, OPENAPI_FILE), 'utf8');
 const doc = JSON.parse(text) as OpenApiDocument;

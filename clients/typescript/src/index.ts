@@ -12,6 +12,7 @@ export type {
   GeoErrorCode,
   ListReadName,
   operations,
+  paths,
   RateLimit,
   ReadItem,
   ReadName,

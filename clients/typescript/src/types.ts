@@ -4,9 +4,9 @@
  * object, its result the body of its 200 answer.
  */
 import type { API_ERROR_CODES, OPERATIONS } from './operations.js';
-import type { components, operations } from './schema.js';
+import type { components, operations, paths } from './schema.js';
 
-export type { components, operations };
+export type { components, operations, paths };
 
 /** The schemas of the document by name: `Schema<'metrics'>`, `Schema<'answer_ref'>`... */
 export type Schema<Name extends keyof components['schemas']> = components['schemas'][Name];
