@@ -509,17 +509,25 @@ const isTested = (v: object): v is Tested => 'p_value' in v && 'significant_fdr'
  */
 export function applyFdr(body: unknown): MultipleComparisons {
   const found: Tested[] = [];
-  const walk = (v: unknown): void => {
-    if (v === null || typeof v !== 'object') return;
+  // A reply of a long series holds thousands of objects: each is entered once, without copying its
+  // values (for...in over plain objects, in the order of their fields), and primitives are not entered.
+  const walk = (v: object): void => {
     if (Array.isArray(v)) {
-      for (const x of v) walk(x);
+      for (const x of v) if (x !== null && typeof x === 'object') walk(x);
       return;
     }
     // A tested figure holds no other test (its previous value and intervals carry none): not entered.
-    if (isTested(v)) found.push(v);
-    else for (const x of Object.values(v)) walk(x);
+    if (isTested(v)) {
+      found.push(v);
+      return;
+    }
+    const o = v as Record<string, unknown>;
+    for (const k in o) {
+      const x = o[k];
+      if (x !== null && typeof x === 'object') walk(x);
+    }
   };
-  walk(body);
+  if (body !== null && typeof body === 'object') walk(body);
   const flags = benjaminiHochberg(found.map((f) => f.p_value));
   found.forEach((f, i) => {
     const flag = flags[i] ?? null;

@@ -23,7 +23,12 @@ export function spanDays(from: string, to: string): number {
 /** Every UTC day from `from` to `to`, both included, as YYYY-MM-DD, walked by epoch milliseconds (no parsing per day). */
 export function* daysFrom(from: string, to: string): Generator<string> {
   const last = Date.parse(`${to}T00:00:00Z`);
-  for (let t = Date.parse(`${from}T00:00:00Z`); t <= last; t += DAY_MS) yield new Date(t).toISOString().slice(0, 10);
+  // One Date moved a day at a time, its day written from the UTC fields (years are 2000 to 2099 here, four
+  // digits): a series of years would otherwise make and format a Date per day.
+  const d = new Date(`${from}T00:00:00Z`);
+  const two = (n: number) => (n < 10 ? `0${n}` : String(n));
+  for (; d.getTime() <= last; d.setUTCDate(d.getUTCDate() + 1))
+    yield `${d.getUTCFullYear()}-${two(d.getUTCMonth() + 1)}-${two(d.getUTCDate())}`;
 }
 
 /** A calendar day, YYYY-MM-DD, that exists (2026-02-30 does not), between FIRST_DAY and LAST_DAY. */
