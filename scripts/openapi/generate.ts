@@ -28,7 +28,7 @@ for (const [file, content] of [
   [OPENAPI_FILE, text],
   [PYTHON_GENERATED_FILE, pythonClientModule(JSON.parse(text))],
   ...Object.entries(await typescriptClientSources(JSON.parse(text))),
-  [TOOL_LIST_FILE, toolListModule([...tools().values()].map((t) => t.tool))],
+  [TOOL_LIST_FILE, toolListModule([...tools().values()])],
   [METHODOLOGY_FILE, methodologyModule(await readFile(join(root, METHODOLOGY_SOURCE), 'utf8'))],
 ] as const) {
   await mkdir(dirname(join(root, file)), { recursive: true });

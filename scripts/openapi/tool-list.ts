@@ -1,20 +1,34 @@
-import type { Tool } from '@modelcontextprotocol/server';
+import type { ToolDef } from '#shared/mcp/tools.js';
 
 /** Where `npm run openapi` writes the tool list the MCP function answers tools/list with. */
 export const TOOL_LIST_FILE = 'shared/mcp/tool-list.ts';
 
+const quotedJson = (value: unknown) => JSON.stringify(value).replaceAll('\\', '\\\\').replaceAll("'", "\\'");
+
+/** Biome's line width: a declaration that fits stays on one line, as Biome writes it. */
+const LINE_WIDTH = 140;
+
+/** `export const NAME = '<json>';`, on one line where it fits and else broken after `=`, as Biome writes it. */
+function declaration(name: string, value: unknown): string {
+  const one = `export const ${name} = '${quotedJson(value)}';`;
+  return one.length <= LINE_WIDTH ? one : `export const ${name} =\n  '${quotedJson(value)}';`;
+}
+
 /**
  * The module holding the advertised tool list: its JSON text in one string (JSON.parse reads it faster
- * than V8 compiles the same object literal), so the exact bytes a client gets are in the file.
+ * than V8 compiles the same object literal), so the exact bytes a client gets are in the file; and the
+ * arguments each tool fills in, which tools/call needs beside the list.
  */
-export function toolListModule(list: readonly Tool[]): string {
-  const text = JSON.stringify(list).replaceAll('\\', '\\\\').replaceAll("'", "\\'");
+export function toolListModule(defs: readonly Pick<ToolDef, 'tool' | 'defaults'>[]): string {
+  const defaults = Object.fromEntries(defs.filter((d) => Object.keys(d.defaults).length > 0).map((d) => [d.tool.name, d.defaults]));
   return `/**
  * What tools/list answers: the MCP tools built from the read table (shared/mcp/tools.ts) by \`npm run openapi\`
  * (scripts/openapi/tool-list.ts). Generated: do not edit; test/mcp/tool-list.test.ts fails when it is not
  * the list the read table makes.
  */
-export const TOOL_LIST =
-  '${text}';
+${declaration('TOOL_LIST', defs.map((d) => d.tool))}
+
+/** The arguments a tool fills in when the assistant leaves them out, where they differ from REST's defaults. */
+${declaration('TOOL_DEFAULTS', defaults)}
 `;
 }

@@ -9,7 +9,7 @@ import type { Services } from '../store/services.js';
 import { resultText } from './fence.js';
 import { RpcError } from './refusals.js';
 import { errorText, quoted } from './results.js';
-import { type Slice, toolDef } from './tools.js';
+import { callDef, type Slice } from './tools.js';
 
 const budgetMeta = (budget: BudgetState | undefined): Record<string, unknown> => (budget ? { rate_limit: rateLimitOf(budget) } : {});
 
@@ -20,7 +20,7 @@ const budgetMeta = (budget: BudgetState | undefined): Record<string, unknown> =>
  * SDK re-parsed them, so an argument REST would refuse is refused here too.
  */
 export async function callTool(services: Services, call: Call, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
-  const def = toolDef(name);
+  const def = callDef(name);
   // An unknown tool is a protocol error (MCP spec, "Error Handling"), not a tool failure.
   if (!def) throw new RpcError(INVALID_PARAMS, `Unknown tool: ${quoted(name)}. Call tools/list for the available tools.`);
   call.read = def.read;

@@ -126,6 +126,19 @@ export function markUntrustedSchema(schema: JsonSchema): JsonSchema {
   return { ...marked, $defs: { ...(isNode(marked.$defs) ? marked.$defs : {}), [UNTRUSTED_DEF]: untrustedDef } };
 }
 
+/**
+ * The advertised output schema with each reference to the untrusted part back as an `x-untrusted` string:
+ * for the transform below, the same schema as the one markUntrustedSchema was given (a nullable one
+ * stays `anyOf` its string and null, whose branch the transform picks by type as before).
+ */
+export function unmarkUntrustedSchema(schema: JsonSchema): JsonSchema {
+  const ref = `#/$defs/${UNTRUSTED_DEF}`;
+  return mapSchema(schema, (node) => (node.$ref === ref ? { type: 'string', [UNTRUSTED_KEYWORD]: true } : node));
+}
+
+/** Whether the advertised output schema holds untrusted text (markUntrustedSchema added its part). */
+export const advertisesUntrusted = (schema: JsonSchema): boolean => isNode(schema.$defs) && UNTRUSTED_DEF in schema.$defs;
+
 /** Whether any part of the schema carries the `x-untrusted` keyword. */
 export function hasUntrusted(schema: JsonSchema): boolean {
   let found = false;

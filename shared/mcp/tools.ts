@@ -4,8 +4,15 @@ import { GROUP_PROMPT_SIZE } from '../reads/figures/groups.js';
 import { reads } from '../reads/registry.js';
 import type { ReadDef } from '../reads/types.js';
 import { RATE_LIMIT_SCHEMA } from './results.js';
-import { compactSchema, hasUntrusted, markUntrustedSchema, untrustedTransform } from './schema.js';
-import { TOOL_LIST } from './tool-list.js';
+import {
+  advertisesUntrusted,
+  compactSchema,
+  hasUntrusted,
+  markUntrustedSchema,
+  unmarkUntrustedSchema,
+  untrustedTransform,
+} from './schema.js';
+import { TOOL_DEFAULTS, TOOL_LIST } from './tool-list.js';
 
 /** One MCP tool per read: what tools/list advertises, and the read that tools/call runs. */
 export interface ToolDef {
@@ -192,10 +199,7 @@ export function tools(): Map<string, ToolDef> {
 
 const built = new Map<string, ToolDef>();
 
-/**
- * One tool, built from its read the first time it is called: tools/call needs its read, defaults and
- * untrusted-text marking, and builds no other tool's schemas.
- */
+/** One tool, built from its read's contracts the first time it is asked for, and no other tool's. */
 export function toolDef(name: string): ToolDef | undefined {
   const known = built.get(name);
   if (known) return known;
@@ -203,6 +207,37 @@ export function toolDef(name: string): ToolDef | undefined {
   if (!read) return undefined;
   const def = toolOf(read);
   built.set(name, def);
+  return def;
+}
+
+const called = new Map<string, ToolDef>();
+let listedDefaults: Record<string, Record<string, unknown>> | undefined;
+
+/**
+ * What tools/call runs a tool with, read off what `npm run openapi` wrote (the advertised tool and the
+ * arguments it fills in) instead of built from the read's contracts: converting a read's output contract
+ * to JSON Schema was most of a cold function's first tools/call. The untrusted strings to wrap are those
+ * the advertised output schema marks. test/mcp/tool-list.test.ts holds each to toolDef's.
+ */
+export function callDef(name: string): ToolDef | undefined {
+  const known = called.get(name);
+  if (known) return known;
+  const read = reads.find((r) => r.name === name);
+  const tool = toolList().find((t) => t.name === name);
+  if (!read || !tool) return undefined;
+  listedDefaults ??= JSON.parse(TOOL_DEFAULTS) as Record<string, Record<string, unknown>>;
+  const output = (tool.outputSchema ?? {}) as JsonSchema;
+  const untrusted = advertisesUntrusted(output);
+  const slice = MCP_SLICES[name];
+  const def: ToolDef = {
+    read,
+    tool,
+    untrusted,
+    structured: (untrusted && untrustedTransform(unmarkUntrustedSchema(output))) || ((body) => body),
+    defaults: listedDefaults[name] ?? {},
+    ...(slice ? { slice } : {}),
+  };
+  called.set(name, def);
   return def;
 }
 
