@@ -20,11 +20,13 @@ export function spanDays(from: string, to: string): number {
   return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS) + 1;
 }
 
-/** Every UTC day from `from` to `to`, both included, as YYYY-MM-DD, walked by epoch milliseconds (no parsing per day). */
+/**
+ * Every UTC day from `from` to `to`, both included, as YYYY-MM-DD: one Date moved a day at a time, each day
+ * written from its UTC fields (years here are 2000 to 2099, four digits), not a Date made and formatted per
+ * day, which a series of years would pay for every day.
+ */
 export function* daysFrom(from: string, to: string): Generator<string> {
   const last = Date.parse(`${to}T00:00:00Z`);
-  // One Date moved a day at a time, its day written from the UTC fields (years are 2000 to 2099 here, four
-  // digits): a series of years would otherwise make and format a Date per day.
   const d = new Date(`${from}T00:00:00Z`);
   const two = (n: number) => (n < 10 ? `0${n}` : String(n));
   for (; d.getTime() <= last; d.setUTCDate(d.getUTCDate() + 1))
