@@ -20,13 +20,14 @@ function declaration(name: string, value: unknown): string {
  * arguments each tool fills in, which tools/call needs beside the list.
  */
 export function toolListModule(defs: readonly Pick<ToolDef, 'tool' | 'defaults'>[]): string {
+  const list = defs.map((d) => d.tool);
   const defaults = Object.fromEntries(defs.filter((d) => Object.keys(d.defaults).length > 0).map((d) => [d.tool.name, d.defaults]));
   return `/**
  * What tools/list answers: the MCP tools built from the read table (shared/mcp/tools.ts) by \`npm run openapi\`
  * (scripts/openapi/tool-list.ts). Generated: do not edit; test/mcp/tool-list.test.ts fails when it is not
  * the list the read table makes.
  */
-${declaration('TOOL_LIST', defs.map((d) => d.tool))}
+${declaration('TOOL_LIST', list)}
 
 /** The arguments a tool fills in when the assistant leaves them out, where they differ from REST's defaults. */
 ${declaration('TOOL_DEFAULTS', defaults)}
