@@ -5,14 +5,8 @@ export const TOOL_LIST_FILE = 'shared/mcp/tool-list.ts';
 
 const quotedJson = (value: unknown) => JSON.stringify(value).replaceAll('\\', '\\\\').replaceAll("'", "\\'");
 
-/** Biome's line width: a declaration that fits stays on one line, as Biome writes it. */
-const LINE_WIDTH = 140;
-
-/** `export const NAME = '<json>';`, on one line where it fits and else broken after `=`, as Biome writes it. */
-function declaration(name: string, value: unknown): string {
-  const one = `export const ${name} = '${quotedJson(value)}';`;
-  return one.length <= LINE_WIDTH ? one : `export const ${name} =\n  '${quotedJson(value)}';`;
-}
+/** `export const NAME =` and its JSON text as one quoted string (the file is generated: Biome leaves it). */
+const declaration = (name: string, value: unknown) => `export const ${name} =\n  '${quotedJson(value)}';`;
 
 /**
  * The module holding the advertised tool list: its JSON text in one string (JSON.parse reads it faster

@@ -18,7 +18,7 @@ BEGIN
   RETURN QUERY
   SELECT p.id, p.text, p.group_id, g.name, p.language, p.created_at,
          fig_prompt_branded(p.branded, p.text, names),
-         CASE WHEN p.branded IS NULL THEN 'rule' ELSE 'pipeline' END
+         fig_prompt_branded_source(p.branded)
     FROM prompts p LEFT JOIN prompt_groups g ON g.id = p.group_id
    WHERE p.analysis_id = p_analysis
    ORDER BY p.created_at, p.id;
@@ -40,7 +40,7 @@ BEGIN
   SELECT coalesce((SELECT t.n FROM prompt_totals t WHERE t.analysis_id = p_analysis), 0),
          p.id, p.text, p.group_id, g.name, p.language, p.created_at,
          CASE WHEN p.id IS NULL THEN NULL ELSE fig_prompt_branded(p.branded, p.text, names) END,
-         CASE WHEN p.id IS NULL THEN NULL WHEN p.branded IS NULL THEN 'rule' ELSE 'pipeline' END
+         CASE WHEN p.id IS NULL THEN NULL ELSE fig_prompt_branded_source(p.branded) END
     FROM (SELECT 1) one
     LEFT JOIN (SELECT k.id FROM prompts k WHERE k.analysis_id = p_analysis
                 ORDER BY k.created_at, k.id LIMIT p_limit OFFSET p_offset) page ON true

@@ -319,11 +319,15 @@ BEGIN
 END $$;
 
 -- Whether a prompt is branded: as the pipeline classified it (prompts.branded) when it did, else by the
--- rule over the analysis's names (fig_brand_names, read once per call by the caller). Its branded_source
--- is 'pipeline' when prompts.branded is not null, 'rule' otherwise. An SQL function, inlined where used.
+-- rule over the analysis's names (fig_brand_names, read once per call by the caller); and which of the two
+-- said so (branded_source). SQL functions, inlined where used.
 CREATE OR REPLACE FUNCTION fig_prompt_branded(p_branded boolean, p_text text, p_names text[]) RETURNS boolean
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   SELECT coalesce(p_branded, fig_branded_rule(p_text, p_names))
+$$;
+
+CREATE OR REPLACE FUNCTION fig_prompt_branded_source(p_branded boolean) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT CASE WHEN p_branded IS NULL THEN 'rule' ELSE 'pipeline' END
 $$;
 
 -- An analysis's prompts by kind, each classified once per call: the segment functions below take both
@@ -339,8 +343,7 @@ BEGIN
 END $$;
 
 -- The sums of each period per engine and per kind of prompt (yes: the branded prompts, no: the others,
--- as fig_prompt_kinds lists them),
--- read from the per-prompt aggregates (a run's own rows, the edge days by prompt, whole months), and the
+-- as fig_prompt_kinds lists them), read from the per-prompt aggregates (a run's own rows, the edge days by prompt, whole months), and the
 -- collected answers of the window's runs still extracting, per engine and kind. Rows travel as arrays:
 -- period, engine, branded, then the measures in the order of MEASURES (shared/reads/figures/load.ts);
 -- pending rows: engine, branded, answers. Its cost grows with prompts x engines x (months + edge days),
@@ -435,8 +438,8 @@ BEGIN
      GROUP BY s.period, f.brand) x);
 END $$;
 
--- The brands named in each period per kind of prompt (yes and no as fig_prompt_kinds lists them), read from the per-prompt brand aggregates (migration 018: a run's own rows, the edge days, whole
--- months). Rows travel as arrays: period, branded, brand, mentions, answers, position_sum, position_n,
+-- The brands named in each period per kind of prompt (yes and no as fig_prompt_kinds lists them), read
+-- from the per-prompt brand aggregates (migration 018: a run's own rows, the edge days, whole months). Rows travel as arrays: period, branded, brand, mentions, answers, position_sum, position_n,
 -- position_sq (BRAND_SEGMENT_COLUMNS in shared/reads/figures/competitors.ts). Its cost grows with
 -- prompts x brands x (months + edge days), which is why list_competitors asks for it only when the caller
 -- asks for segments.
@@ -601,7 +604,7 @@ BEGIN
     -- branded: the pipeline's, else the rule's (as api_prompt_catalog says it).
     'prompts', (SELECT coalesce(json_agg(json_build_object('id', p.id, 'text', p.text, 'language', p.language,
                                                            'branded', fig_prompt_branded(p.branded, p.text, names),
-                                                           'branded_source', CASE WHEN p.branded IS NULL THEN 'rule' ELSE 'pipeline' END)
+                                                           'branded_source', fig_prompt_branded_source(p.branded))
                                          ORDER BY p.created_at, p.id), '[]')
                   FROM prompts p WHERE p.id = ANY (ids)),
     'rows', (SELECT json_agg(json_build_array(x.period, x.prompt_id, x.engine, x.answers, x.extracted, x.mentioned, x.tracked_mentions,
