@@ -8,6 +8,7 @@ import { type DemoManifest, seedDemo } from '#shared/admin/demo.js';
 import { migrate } from '#shared/admin/migrate.js';
 import type { Queryable } from '#shared/store/queryable.js';
 import { EMBEDDED_OWNER } from './owner-session.js';
+import { queryableOf } from './pglite.js';
 
 export const READER_ROLE = 'geo_reader';
 
@@ -21,7 +22,19 @@ export interface LocalStore {
   ownerUrl?: string;
   manifest: DemoManifest | undefined;
   kind: 'embedded' | 'server';
+  /** Embedded, when asked for (StoreOptions.snapshot): the store as seeded, before `extra`. */
+  snapshot?: DemoSnapshot;
   close(): Promise<void>;
+}
+
+/**
+ * An embedded store dumped once migrated and seeded (PGlite's data directory as a tar), with the
+ * manifest its seed returned: another embedded store starts from it in about a second instead of
+ * migrating and seeding again (the demo's seed finishes some 200 runs, one at a time, as the pipeline does).
+ */
+export interface DemoSnapshot {
+  data: Blob;
+  manifest: DemoManifest;
 }
 
 export interface StoreOptions {
@@ -32,6 +45,10 @@ export interface StoreOptions {
   endDate?: string;
   /** Extra data written with the owner role before the service role takes over (test fixtures). */
   extra?: (db: Queryable) => Promise<void>;
+  /** Embedded: start from this dump instead of migrating and seeding (written by the same code). */
+  from?: DemoSnapshot;
+  /** Embedded: dump the store once seeded, before `extra` (LocalStore.snapshot). */
+  snapshot?: boolean;
 }
 
 const DATA_TABLES = [
@@ -62,13 +79,15 @@ async function wipeAndSeed(db: Queryable, opts: StoreOptions): Promise<DemoManif
 
 /** PGlite speaks the same protocol through its socket server, so the same `pg` code runs. */
 async function startEmbedded(opts: StoreOptions): Promise<LocalStore> {
-  const lite = await PGlite.create();
-  const db: Queryable = {
-    query: async <R>(text: string, params?: unknown[]) =>
-      (params ? lite.query<R>(text, params) : lite.exec(text).then((r) => r[r.length - 1] ?? { rows: [] })) as Promise<{ rows: R[] }>,
-  };
-  await migrate(db);
-  const manifest = await seedDemo(db, opts.endDate ? { endDate: opts.endDate } : {});
+  const lite = opts.from ? await PGlite.create({ loadDataDir: opts.from.data }) : await PGlite.create();
+  const db = queryableOf(lite);
+  let manifest: DemoManifest;
+  if (opts.from) manifest = opts.from.manifest;
+  else {
+    await migrate(db);
+    manifest = await seedDemo(db, opts.endDate ? { endDate: opts.endDate } : {});
+  }
+  const snapshot = opts.snapshot ? { data: await lite.dumpDataDir('none'), manifest } : undefined;
   if (opts.extra) await opts.extra(db);
   // PGlite is one backend shared by every socket connection: from here on, that backend acts as the
   // read-only role, so the service's connections really are denied writes by the database.
@@ -81,6 +100,7 @@ async function startEmbedded(opts: StoreOptions): Promise<LocalStore> {
     ownerUrl: `postgres://${EMBEDDED_OWNER}@${conn}/postgres?sslmode=disable`,
     manifest,
     kind: 'embedded',
+    ...(snapshot ? { snapshot } : {}),
     close: async () => {
       await server.stop();
       await lite.close();

@@ -4,10 +4,11 @@ import { reads } from '#shared/reads/registry.js';
 import { secondsToMinuteEnd } from '#shared/store/budget.js';
 import type { LocalApi } from '../../local/stack.js';
 import { freshTableName } from '../../local/stack.js';
-import { type LocalStore, startStore } from '../../local/stores.js';
+import type { LocalStore } from '../../local/stores.js';
 import { ZERO_PLAN_ANALYSIS, ZERO_PLAN_SECRET } from '../fixtures/zero-plan.js';
 import { parseToolError, rpc, toolCall } from '../mcp/support.js';
 import { awayFromMinuteEdge, budgetItems, call, expectError, expectServed, manifest, startTestApi } from '../support/api.js';
+import { startOwnEmbeddedStore } from '../support/own-store.js';
 
 describe('the budget: one atomic counter per workspace per minute', () => {
   let api: LocalApi;
@@ -158,9 +159,9 @@ describe('faults fail closed: nothing is served', () => {
   test('reach check failing for want of a grant (42501): nothing is served; a configuration fault is 500 internal_error', async () => {
     // A separate real PostgreSQL (embedded) where the service role lost its read on members. Not
     // rate_limit_unavailable: that code says "transient", and a missing grant stays missing until fixed.
-    const store: LocalStore = await startStore({
-      extra: (db) => db.query('REVOKE SELECT ON members FROM geo_reader').then(() => undefined),
-    });
+    const store: LocalStore = await startOwnEmbeddedStore((db) =>
+      db.query('REVOKE SELECT ON members FROM geo_reader').then(() => undefined),
+    );
     const api = await startTestApi({ DATABASE_URL: store.readerUrl });
     try {
       const reply = await call(api, '/analyses', store.manifest!.keys.workspace);

@@ -1,15 +1,16 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { LocalApi } from '../../local/stack.js';
-import { type LocalStore, startStore } from '../../local/stores.js';
+import type { LocalStore } from '../../local/stores.js';
 import { call, expectError, startTestApi } from '../support/api.js';
 import { captureLogLines } from '../support/capture.js';
+import { startOwnEmbeddedStore } from '../support/own-store.js';
 
 describe('an unexpected fault in a read: 500 internal_error, logged in full, shown to nobody', () => {
   let store: LocalStore;
   let api: LocalApi;
   beforeAll(async () => {
     // A real fault, not a mock: the service role loses its read on one table the analysis read needs.
-    store = await startStore({ extra: (db) => db.query('REVOKE SELECT ON competitors FROM geo_reader').then(() => undefined) });
+    store = await startOwnEmbeddedStore((db) => db.query('REVOKE SELECT ON competitors FROM geo_reader').then(() => undefined));
     api = await startTestApi({ DATABASE_URL: store.readerUrl, LOG_LEVEL: 'INFO' });
   });
   afterAll(async () => {

@@ -1,36 +1,61 @@
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
+import { readFile } from 'node:fs/promises';
+import { type DemoManifest, seedDemo } from '#shared/admin/demo.js';
 import type { Queryable } from '#shared/store/queryable.js';
+import { freshStore, loadedStore, type Store } from '../../local/pglite.js';
 import { type LocalStore, startStore } from '../../local/stores.js';
+import { manifest } from './api.js';
+import { onServer } from './server-db.js';
+
+/** The run's dump of its seeded embedded store (stack-setup.ts), if it made one. */
+async function demoDump(): Promise<Blob | undefined> {
+  const file = process.env.TEST_DEMO_SNAPSHOT;
+  return file ? new Blob([await readFile(file)]) : undefined;
+}
+
+/**
+ * An in-process PostgreSQL of one test file's own holding the demo as `seedDemo` writes it with today's
+ * end date: loaded from the run's dump where there is one, seeded afresh otherwise.
+ */
+export async function seededStore(): Promise<{ store: Store; manifest: DemoManifest }> {
+  const data = await demoDump();
+  if (data) return { store: await loadedStore(data), manifest };
+  const store = await freshStore();
+  return { store, manifest: await seedDemo(store.db) };
+}
+
+/**
+ * An embedded store of one test file's own holding the demo and `extra`: started from the dump the run's
+ * global setup made of its seeded store (stack-setup.ts) where there is one, so the file does not seed
+ * the demo again; seeded afresh otherwise (a run on the PostgreSQL server makes no dump).
+ */
+export async function startOwnEmbeddedStore(extra?: (db: Queryable) => Promise<void>): Promise<LocalStore> {
+  const data = await demoDump();
+  const from = data ? { data, manifest } : undefined;
+  return startStore({ seed: true, ...(from ? { from } : {}), ...(extra ? { extra } : {}) });
+}
 
 /**
  * A store of one test file's own, for data the shared demo must not see (hostile or maximal answers): the
  * same kind of store as the run's (stack-setup.ts), so a file that needs its own data still runs on the
  * PostgreSQL server when DATABASE_URL is set. Embedded PGlite by default; on the server, a fresh database
- * beside the shared one, migrated and seeded the same way, dropped by close(). `extra` writes with the
- * owner role before the service role takes over.
+ * beside the shared one, copied from the run's template of the seeded demo (seeded afresh without one),
+ * dropped by close(). `extra` writes with the owner role before the service role takes over.
  */
 export async function startOwnStore(prefix: string, extra?: (db: Queryable) => Promise<void>): Promise<LocalStore> {
   const serverUrl = process.env.DATABASE_URL;
-  if (!serverUrl) return startStore({ seed: true, ...(extra ? { extra } : {}) });
+  if (!serverUrl) return startOwnEmbeddedStore(extra);
   const name = `${prefix}_${randomBytes(4).toString('hex')}`;
-  const onServer = async (sql: string): Promise<void> => {
-    const admin = new pg.Client({ connectionString: serverUrl });
-    await admin.connect();
-    try {
-      await admin.query(sql);
-    } finally {
-      await admin.end();
-    }
-  };
-  await onServer(`CREATE DATABASE ${name}`);
+  const template = process.env.TEST_DEMO_TEMPLATE;
+  await onServer(serverUrl, template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`);
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
+  const drop = () => onServer(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
   try {
-    const store = await startStore({ adminUrl: url.toString(), seed: true, ...(extra ? { extra } : {}) });
-    return { ...store, close: () => onServer(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+    const store = await startStore({ adminUrl: url.toString(), seed: !template, ...(extra ? { extra } : {}) });
+    return { ...store, manifest: store.manifest ?? manifest, close: drop };
   } catch (err) {
-    await onServer(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await drop();
     throw err;
   }
 }

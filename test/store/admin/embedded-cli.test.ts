@@ -6,8 +6,9 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import pg from 'pg';
 import { freshTableName, type LocalApi, localConfig, startApi } from '../../../local/stack.js';
-import { createBudgetTable, type LocalStore, startStore } from '../../../local/stores.js';
+import { createBudgetTable, type LocalStore } from '../../../local/stores.js';
 import { dynamoEndpoint } from '../../support/api.js';
+import { startOwnEmbeddedStore } from '../../support/own-store.js';
 
 /**
  * docs/administration.md#the-embedded-store: while npm start runs on its embedded store, `npm run admin`
@@ -24,7 +25,7 @@ let api: LocalApi;
 let cwd: string;
 
 beforeAll(async () => {
-  store = await startStore({ seed: true });
+  store = await startOwnEmbeddedStore();
   const table = freshTableName();
   await createBudgetTable(dynamoEndpoint(), table);
   api = await startApi(

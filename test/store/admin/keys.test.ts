@@ -3,10 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from '@jest/globals';
-import { type DemoManifest, seedDemo } from '#shared/admin/demo.js';
+import type { DemoManifest } from '#shared/admin/demo.js';
 import { type CreateKeyInput, createKey, KeyAdminError, listKeys, MAX_ACTIVE_KEYS, revokeKey } from '#shared/admin/keys.js';
 import { fingerprint, SECRET_PATTERN } from '#shared/keys.js';
-import { freshStore, type Store } from '../../../local/pglite.js';
+import type { Store } from '../../../local/pglite.js';
+import { seededStore } from '../../support/own-store.js';
 
 let store: Store;
 let manifest: DemoManifest;
@@ -34,9 +35,8 @@ async function refusal(p: Promise<unknown>): Promise<string> {
 }
 
 beforeAll(async () => {
-  store = await freshStore();
   // Today as end date: the demo keys' expiry is then meaningful against the database clock.
-  manifest = await seedDemo(store.db);
+  ({ store, manifest } = await seededStore());
 }, 120_000);
 
 afterAll(async () => {

@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { seedDemo } from '#shared/admin/demo.js';
-import { freshStore, type Store } from '../../../local/pglite.js';
+import type { Store } from '../../../local/pglite.js';
+import { seededStore } from '../../support/own-store.js';
 
 /** answer_days (shared/admin/sql/migrations/004_answer_days.sql) must equal a direct count after every kind of write to answers. */
 let store: Store;
 beforeAll(async () => {
-  store = await freshStore();
-  await seedDemo(store.db);
+  ({ store } = await seededStore());
 }, 120_000);
 afterAll(() => store.pg.close());
 
