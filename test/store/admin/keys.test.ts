@@ -35,7 +35,8 @@ async function refusal(p: Promise<unknown>): Promise<string> {
 }
 
 beforeAll(async () => {
-  // Today as end date: the demo keys' expiry is then meaningful against the database clock.
+  // The demo as the run seeded it, ending today (or yesterday early in the day): the demo keys' expiry
+  // is then meaningful against the database clock.
   ({ store, manifest } = await seededStore());
 }, 120_000);
 

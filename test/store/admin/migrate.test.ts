@@ -14,6 +14,7 @@ import type { Db } from '#shared/store/db.js';
 import type { Queryable } from '#shared/store/queryable.js';
 import { freshStore, type Store } from '../../../local/pglite.js';
 import { EDGE_IDS, EDGE_SECRET, seedFigureEdgesFixture } from '../../fixtures/figure-edges.js';
+import { seededStore } from '../../support/own-store.js';
 
 /**
  * The store's SQL reaches the same store by both roads a store takes. One store is migrated step by step
@@ -27,9 +28,8 @@ import { EDGE_IDS, EDGE_SECRET, seedFigureEdgesFixture } from '../../fixtures/fi
  * migrated step by step, what the runs' summary rows hold and how they follow new and re-extracted runs.
  */
 
-/** The time of every read. The demo ends today, as its keys' dates do, so that they are alive. */
+/** The time of every read. The demo ends as the run's demo does (today, or yesterday early in the day), its keys alive. */
 const NOW = new Date();
-const END_DATE = NOW.toISOString().slice(0, 10);
 const daysAgo = (n: number) => new Date(NOW.getTime() - n * 86_400_000).toISOString().slice(0, 10);
 const WINDOWS = [
   { window: 'last-run' },
@@ -47,6 +47,7 @@ const ANSWER_STRIDE = 40;
 let stepwise: Store;
 let fromEmpty: Store;
 let manifest: DemoManifest;
+let endDate: string;
 let dropped: string;
 
 const asDb = (s: Store): Db => ({ query: async (text, params) => (await s.db.query(text, params ?? [])).rows as never });
@@ -57,19 +58,25 @@ async function migrationVersions(): Promise<string[]> {
 
 /** What a store's data is: the demo, then the fixture of figure edges. */
 async function writeData(db: Queryable): Promise<DemoManifest> {
-  const written = await seedDemo(db, { endDate: END_DATE });
+  const written = await seedDemo(db, { endDate });
   await seedFigureEdgesFixture(db);
   return written;
 }
 
 beforeAll(async () => {
+  // Migrated from empty in one run and seeded: the run's own demo store as its global setup made it
+  // (test/support/own-store.ts), then the same fixture.
+  const seeded = await seededStore();
+  fromEmpty = seeded.store;
+  endDate = seeded.manifest.endDate;
+  await seedFigureEdgesFixture(fromEmpty.db);
   const versions = await migrationVersions();
   expect(versions.length).toBeGreaterThan(3);
   stepwise = await freshStore({ through: versions[0] });
   for (const version of versions.slice(1)) {
     expect(await migrate(stepwise.db, { through: version })).toEqual([expect.stringMatching(new RegExp(`^${version}_`))]);
     if (version === '003') manifest = await writeData(stepwise.db);
-    if (version === '015') await seedDemoFiguresV3(stepwise.db, { endDate: END_DATE });
+    if (version === '015') await seedDemoFiguresV3(stepwise.db, { endDate });
     // The segment functions as the release of migration 018 defined them (they classified the prompts
     // themselves): a store upgraded from it holds them until a migration drops them.
     if (version === '018')
@@ -87,9 +94,6 @@ beforeAll(async () => {
     }
   }
   expect(await migrate(stepwise.db)).toEqual([]);
-
-  fromEmpty = await freshStore();
-  await writeData(fromEmpty.db);
 }, 300_000);
 
 afterAll(async () => {
