@@ -8,7 +8,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { Result } from '../middleware/response.js';
 import { isPlainObject } from './incoming.js';
-import { oneLine, plainJson } from './results.js';
+import { oneLine, plainJson, plainJsonText } from './results.js';
 
 /** What a malformed tools/call gets (docs/mcp.md), instead of the SDK's zod issue dump. */
 export const INVALID_CALL = 'Invalid params: tools/call takes {"name": string, "arguments": object}.';
@@ -64,6 +64,9 @@ export function jsonRpcError(status: number, code: number, message: string, id: 
  * header and body values in some), and no raw separator or format character anywhere in the JSON.
  */
 export function plainRpcBody(body: string): string {
+  // Only an error's message is rewritten; a body without the key (a result: the text of a tool result
+  // holds its JSON in a string, where every quote is escaped) is escaped as written, not parsed again.
+  if (!body.includes('"error":')) return plainJsonText(body);
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);

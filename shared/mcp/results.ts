@@ -33,7 +33,14 @@ export const oneLine = (s: string): string => s.replace(UNSEEN, escaped);
  * leaves U+007F-U+009F, U+2028, U+2029 and the format characters raw): still the same JSON to a parser,
  * one line with no hidden control to a reader.
  */
-export const plainJson = (value: unknown): string => JSON.stringify(value).replace(UNSEEN, escaped);
+export const plainJson = (value: unknown): string => plainJsonText(JSON.stringify(value));
+
+/**
+ * The same for JSON already written: outside its strings JSON holds no character of UNSEEN (its
+ * whitespace is space, tab, CR and LF, each escaped inside strings), so escaping them in the text
+ * escapes them in the strings and leaves the value as it was.
+ */
+export const plainJsonText = (json: string): string => json.replace(UNSEEN, escaped);
 
 /** How much of a caller's string a message quotes: enough to recognise it, never a whole body. */
 const QUOTED_CHARS = 80;
