@@ -13,6 +13,6 @@ export default {
   testTimeout: 60000,
   // One worker more than the CI machine's two cores: several files spend long stretches waiting (a
   // budget minute running out, pip, npm pack, a CLI in a child process), and a third worker keeps the
-  // cores busy meanwhile (npm test 542 s with two workers, 380 s with three, 421 s with four).
+  // cores busy meanwhile; a fourth only adds contention (docs/contributing.md has the measured runs).
   maxWorkers: 3,
 };

@@ -29,8 +29,8 @@ export interface LocalStore {
 
 /**
  * An embedded store dumped once migrated and seeded (PGlite's data directory as a tar), with the
- * manifest its seed returned: another embedded store starts from it in about a second instead of
- * migrating and seeding again (the demo's seed finishes some 200 runs, one at a time, as the pipeline does).
+ * manifest its seed returned: another embedded store starts from it without migrating and seeding
+ * again (the demo's seed finishes every run one at a time, as the pipeline does, which is the slow part).
  */
 export interface DemoSnapshot {
   data: Blob;

@@ -32,7 +32,7 @@ export async function seededStore(): Promise<{ store: Store; manifest: DemoManif
 export async function startOwnEmbeddedStore(extra?: (db: Queryable) => Promise<void>): Promise<LocalStore> {
   const data = await demoDump();
   const from = data ? { data, manifest } : undefined;
-  return startStore({ seed: true, ...(from ? { from } : {}), ...(extra ? { extra } : {}) });
+  return startStore({ ...(from ? { from } : {}), ...(extra ? { extra } : {}) });
 }
 
 /**

@@ -1,5 +1,16 @@
 import pg from 'pg';
 
+/** `fn` on one connection to `url`, closed whatever it does. */
+export async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
 /**
  * One statement on the PostgreSQL server of `serverUrl` from a connection to its maintenance database
  * (CREATE and DROP DATABASE cannot run inside the database they name, nor while it is a template in use).
@@ -7,11 +18,5 @@ import pg from 'pg';
 export async function onServer(serverUrl: string, sql: string): Promise<void> {
   const url = new URL(serverUrl);
   url.pathname = '/postgres';
-  const admin = new pg.Client({ connectionString: url.toString() });
-  await admin.connect();
-  try {
-    await admin.query(sql);
-  } finally {
-    await admin.end();
-  }
+  await withClient(url.toString(), (client) => client.query(sql));
 }

@@ -1,10 +1,9 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { type LocalBudgetStore, type LocalStore, startBudgetStore, startStore } from '../../local/stores.js';
 import { seedFixtures } from '../fixtures/index.js';
-import { onServer } from './server-db.js';
+import { onServer, withClient } from './server-db.js';
 
 declare global {
   // eslint-disable-next-line no-var
@@ -37,18 +36,13 @@ export default async function globalSetup(): Promise<void> {
     process.env.TEST_DEMO_SNAPSHOT = file;
   }
   if (serverUrl) {
-    const template = `${new URL(serverUrl).pathname.slice(1)}_demo`;
+    const database = new URL(serverUrl).pathname.slice(1);
+    const template = `${database}_demo`;
     await onServer(serverUrl, `DROP DATABASE IF EXISTS ${template}`);
-    await onServer(serverUrl, `CREATE DATABASE ${template} TEMPLATE ${new URL(serverUrl).pathname.slice(1)}`);
+    await onServer(serverUrl, `CREATE DATABASE ${template} TEMPLATE ${database}`);
     globalThis.__geoStores.template = template;
     process.env.TEST_DEMO_TEMPLATE = template;
-    const owner = new pg.Client({ connectionString: serverUrl });
-    await owner.connect();
-    try {
-      await seedFixtures(owner);
-    } finally {
-      await owner.end();
-    }
+    await withClient(serverUrl, seedFixtures);
   }
   process.env.TEST_READER_URL = store.readerUrl;
   process.env.TEST_STORE_KIND = store.kind;
