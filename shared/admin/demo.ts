@@ -1211,6 +1211,12 @@ async function writeFiguresV3(db: Queryable, v3: FiguresV3): Promise<void> {
 }
 
 /** Whether the store has the columns of migration 015 (a store being migrated step by step may not yet). */
+/** Whether the store has finish_runs_extraction (migration 020), which settles each month once for all runs. */
+async function canFinishRunsAtOnce(db: Queryable): Promise<boolean> {
+  const r = await db.query<{ ok: boolean }>(`SELECT to_regprocedure('finish_runs_extraction(uuid[])') IS NOT NULL AS ok`);
+  return r.rows[0]?.ok === true;
+}
+
 async function hasFiguresV3(db: Queryable): Promise<boolean> {
   const r = await db.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM information_schema.columns WHERE table_name = 'run_engines' AND column_name = 'model'`,
@@ -1229,8 +1235,10 @@ export async function seedDemoFiguresV3(db: Queryable, opts: SeedOptions = {}): 
 export const DEFAULT_SEED = 20240601;
 
 /**
- * Fills an empty, migrated store with the demo dataset. Calls finish_run_extraction for every run whose
- * extraction finished, once its answers, mentions and citations are in, as the collection pipeline does.
+ * Fills an empty, migrated store with the demo dataset. Finishes every run whose extraction finished, once
+ * its answers, mentions and citations are in, in one call (finish_runs_extraction), as a pipeline loading a
+ * history does; a store migrated only part of the way (the migration tests seed one) finishes them one by
+ * one.
  */
 export async function seedDemo(db: Queryable, opts: SeedOptions = {}): Promise<DemoManifest> {
   const data = dataset(opts);
@@ -1245,7 +1253,8 @@ export async function seedDemo(db: Queryable, opts: SeedOptions = {}): Promise<D
       await insertRows(tx, table, data.tables[table]);
     }
     if (await hasFiguresV3(tx)) await writeFiguresV3(tx, data.v3);
-    for (const runId of data.finishedRuns) await tx.query('SELECT finish_run_extraction($1)', [runId]);
+    if (await canFinishRunsAtOnce(tx)) await tx.query('SELECT finish_runs_extraction($1::uuid[])', [data.finishedRuns]);
+    else for (const runId of data.finishedRuns) await tx.query('SELECT finish_run_extraction($1)', [runId]);
   });
   return data.manifest;
 }

@@ -47,12 +47,14 @@ async function checksums(s: Store): Promise<Record<string, string>> {
 
 beforeAll(async () => {
   [a, b] = await Promise.all([freshStore(), freshStore()]);
-  // Record what finish_run_extraction saw when called, to prove the call order of the pipeline.
-  await a.db.query(`CREATE TABLE finish_log (seq serial, run_id uuid, answers int, mentions int);
-    CREATE OR REPLACE FUNCTION finish_run_extraction(p_run uuid) RETURNS void LANGUAGE sql AS $$
-      INSERT INTO finish_log (run_id, answers, mentions)
-      SELECT p_run, (SELECT count(*) FROM answers WHERE run_id = p_run),
-             (SELECT count(*) FROM mentions m JOIN answers x ON x.id = m.answer_id WHERE x.run_id = p_run) $$`);
+  // Record what finishing saw when called, to prove the call order of the pipeline.
+  await a.db.query(`CREATE TABLE finish_log (seq serial, call_no bigint, run_id uuid, answers int, mentions int);
+    CREATE SEQUENCE finish_calls;
+    CREATE OR REPLACE FUNCTION finish_runs_extraction(p_runs uuid[]) RETURNS void LANGUAGE sql AS $$
+      INSERT INTO finish_log (call_no, run_id, answers, mentions)
+      SELECT c.n, u.run, (SELECT count(*) FROM answers WHERE run_id = u.run),
+             (SELECT count(*) FROM mentions m JOIN answers x ON x.id = m.answer_id WHERE x.run_id = u.run)
+        FROM (SELECT nextval('finish_calls') AS n) c, unnest(p_runs) AS u(run) $$`);
   manifest = await seedDemo(a.db, { endDate: END });
   manifestB = await seedDemo(b.db, { endDate: END });
 }, 120_000);
@@ -315,11 +317,12 @@ describe('measurements', () => {
     expect(counts?.runs).toBe(0);
   });
 
-  test('finish_run_extraction ran once per finished run, after its answers and mentions, never for the late run', async () => {
-    const log = await rows<{ run_id: string; answers: number; mentions: number }>(
+  test('every finished run was finished once, in one call after its answers and mentions, never the late run', async () => {
+    const log = await rows<{ call_no: string; run_id: string; answers: number; mentions: number }>(
       a,
-      'SELECT run_id, answers, mentions FROM finish_log ORDER BY seq',
+      'SELECT call_no, run_id, answers, mentions FROM finish_log ORDER BY seq',
     );
+    expect(new Set(log.map((l) => l.call_no)).size).toBe(1);
     const finished = await rows<{ id: string; answers: number; mentions: number }>(
       a,
       `SELECT r.id, (SELECT count(*) FROM answers x WHERE x.run_id = r.id)::int AS answers,

@@ -7,7 +7,7 @@ import { DRIFT, removeAnswer, servedAndRaw, writeDriftData } from './aggregate-d
 
 /**
  * finish_run_extraction (migration 016) converges on the raw rows: a call repairs whatever its run's months
- * held, and two calls for the same run at once (a pipeline retrying a finishing transaction it believes
+ * held, finish_runs_extraction (020) writes for many runs what finishing each in turn writes, and two calls for the same run at once (a pipeline retrying a finishing transaction it believes
  * timed out) leave the months equal to the raw rows. The second needs two sessions, so the PostgreSQL
  * server (PGlite serves one connection): skipped, saying so, where none answers.
  */
@@ -58,6 +58,30 @@ describe('a finish converges on the raw rows (embedded)', () => {
     const after = await servedAndRaw(store.db);
     expect(after.served).toEqual(after.raw);
     expect(after.raw).not.toEqual(before.raw);
+  });
+
+  test('every run finished in one call (finish_runs_extraction, as a load does) writes the rows that finishing each run in turn wrote', async () => {
+    const tables = (
+      await store.db.query<{ name: string }>(
+        `SELECT table_name AS name FROM information_schema.tables
+          WHERE table_schema = 'public' AND table_type = 'BASE TABLE' AND (table_name LIKE 'fig\\_run\\_%' OR table_name LIKE 'fig\\_month\\_%')
+          ORDER BY 1`,
+      )
+    ).rows.map((r) => r.name);
+    expect(tables).toEqual(expect.arrayContaining(['fig_month_engine', 'fig_month_prompt_brand', 'fig_run_engine', 'fig_run_prompts']));
+    const contents = async () => {
+      const all: Record<string, string[]> = {};
+      for (const t of tables)
+        all[t] = (await store.db.query<{ row: string }>(`SELECT to_jsonb(t)::text AS row FROM ${t} t ORDER BY 1`)).rows.map((r) => r.row);
+      return all;
+    };
+    const eachInTurn = await contents();
+    expect(eachInTurn.fig_run_engine).toHaveLength(DRIFT.days * DRIFT.engines.length);
+    for (const t of tables) await store.db.query(`DELETE FROM ${t}`);
+    // Latest first, and an id no run has: the order is the function's, an unknown run is skipped.
+    const runs = [...Array.from({ length: DRIFT.days }, (_, d) => DRIFT.run(d)).reverse(), 'f1000000-0000-4000-8000-999999999999'];
+    await store.db.query('SELECT finish_runs_extraction($1::uuid[])', [runs]);
+    expect(await contents()).toEqual(eachInTurn);
   });
 });
 
