@@ -42,9 +42,10 @@ async function listAll(analysis: string, qs: string): Promise<Item[]> {
 const consecutive = (positions: number[]) => positions.every((p, i) => p === i + 1);
 
 describe('GET /analyses/{analysis}/answers/{answer} (get_answer)', () => {
-  // The last two days by default (PGlite answers one query at a time); CATALOG_FULL_SCAN=1 opens every answer.
-  test('every answer of the last two days (a sample of the full scan) opens, agreeing with the list; positions 1..n', async () => {
-    const window = process.env.CATALOG_FULL_SCAN ? 'window=all' : `from=${daysAgo(1)}&to=${daysAgo(0)}`;
+  // The last three days by default (PGlite answers one query at a time): two daily runs whatever the hour,
+  // since before today's run time the demo holds none for today. CATALOG_FULL_SCAN=1 opens every answer.
+  test('every answer of the last three days (a sample of the full scan) opens, agreeing with the list; positions 1..n', async () => {
+    const window = process.env.CATALOG_FULL_SCAN ? 'window=all' : `from=${daysAgo(2)}&to=${daysAgo(0)}`;
     const items = await listAll(manifest.analyses.collected, window);
     expect(items.length).toBeGreaterThan(200);
     let mentioned = 0;
