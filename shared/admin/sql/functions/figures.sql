@@ -384,20 +384,21 @@ BEGIN
          GROUP BY 1, 2) x));
 END $$;
 
+-- The sums per kind of prompt of fig_branded_sums, the prompts classified here: what the reads that need
+-- no other segment function ask for.
+CREATE OR REPLACE FUNCTION fig_segment_sums(p_analysis uuid, w fig_window) RETURNS json LANGUAGE sql STABLE AS $$
+  SELECT fig_branded_sums(p_analysis, w, k.branded, k.other) FROM fig_prompt_kinds(p_analysis) k
+$$;
+
 -- get_metrics: the common part, the brands of the share-of-voice universe, and with p_segments the sums
 -- per kind of prompt.
 CREATE OR REPLACE FUNCTION api_fig_headline(p_analysis uuid, p_window text, p_from date, p_to date, p_segments boolean) RETURNS json
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
   w fig_window := fig_resolve_window(p_analysis, p_window, p_from, p_to);
-  yes uuid[];
-  no uuid[];
 BEGIN
-  IF p_segments THEN
-    SELECT k.branded, k.other INTO yes, no FROM fig_prompt_kinds(p_analysis) k;
-  END IF;
   RETURN json_build_object('common', fig_common(p_analysis, w), 'universe', fig_universe(p_analysis, w),
-                           'segments', CASE WHEN p_segments THEN fig_branded_sums(p_analysis, w, yes, no) END);
+                           'segments', CASE WHEN p_segments THEN fig_segment_sums(p_analysis, w) END);
 END $$;
 
 -- list_engines: the common part, and with p_segments the sums per kind of prompt.
@@ -405,14 +406,9 @@ CREATE OR REPLACE FUNCTION api_fig_engines(p_analysis uuid, p_window text, p_fro
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
   w fig_window := fig_resolve_window(p_analysis, p_window, p_from, p_to);
-  yes uuid[];
-  no uuid[];
 BEGIN
-  IF p_segments THEN
-    SELECT k.branded, k.other INTO yes, no FROM fig_prompt_kinds(p_analysis) k;
-  END IF;
   RETURN json_build_object('common', fig_common(p_analysis, w),
-                           'segments', CASE WHEN p_segments THEN fig_branded_sums(p_analysis, w, yes, no) END);
+                           'segments', CASE WHEN p_segments THEN fig_segment_sums(p_analysis, w) END);
 END $$;
 
 -- The brands named in each period, per brand: its kind as the extraction attributed it, mentions, answers
@@ -660,16 +656,11 @@ LANGUAGE plpgsql STABLE AS $$
 DECLARE
   lo timestamptz := w.cur_from::timestamp AT TIME ZONE 'UTC';
   hi timestamptz := (w.cur_to + 1)::timestamp AT TIME ZONE 'UTC';
-  yes uuid[];
-  no uuid[];
 BEGIN
-  IF p_segments THEN
-    SELECT k.branded, k.other INTO yes, no FROM fig_prompt_kinds(p_analysis) k;
-  END IF;
   RETURN json_build_object(
     'common', fig_common(p_analysis, w),
     'universe', fig_universe(p_analysis, w),
-    'segments', CASE WHEN p_segments THEN fig_branded_sums(p_analysis, w, yes, no) END,
+    'segments', CASE WHEN p_segments THEN fig_segment_sums(p_analysis, w) END,
     'days', (SELECT json_agg(json_build_array(x.day, x.id, x.state, x.pending, x.has_rows, x.answers, x.extracted, x.mentioned,
                                               x.tracked_mentions, x.brand_mentions, x.position_sum, x.position_n, x.sentiment_sum,
                                               x.sentiment_n, x.citations, x.owned_citations, x.position_sq, x.sentiment_sq) ORDER BY x.day) FROM (
