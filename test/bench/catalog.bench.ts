@@ -1,6 +1,6 @@
-import pg from 'pg';
 import { migrate } from '#shared/admin/migrate.js';
 import { largeManifest, seedLarge } from '../fixtures/large-dataset.js';
+import { withClient } from '../support/server-db.js';
 import { benchApi, measure, serverDatabase, stats, table, withUser } from './harness.js';
 
 /**
@@ -26,13 +26,7 @@ export default async function run(): Promise<string> {
     await seedLarge(db, { years });
   });
   // A database filled before a later migration (004: answer_days) is brought up to date, as a deploy would.
-  const owner = new pg.Client({ connectionString: url });
-  await owner.connect();
-  try {
-    await migrate(owner);
-  } finally {
-    await owner.end();
-  }
+  await withClient(url, (owner) => migrate(owner));
 
   const bench = await benchApi(withUser(url, 'geo_reader'));
   // The data step's own time, from the Server-Timing header, apart from identity and budget.
