@@ -15,6 +15,7 @@ import { freeMessageCeiling } from '#shared/store/free-messages.js';
 import { toApiGatewayEvent } from '../../local/adapter.js';
 import { type LocalBudgetStore, startBudgetStore } from '../../local/stores.js';
 import { adminClientConfig } from '../../scripts/admin-connection.js';
+import { unwrapUntrusted } from '../mcp/args.js';
 import {
   type Assembly,
   type FunctionSpec,
@@ -624,6 +625,42 @@ describe('deployment rehearsal: from an empty database to answered calls, throug
       branded: false,
       branded_source: 'rule',
     });
+  }, 120_000);
+
+  test('MCP tools/call of the figure reads with segments through the bundle: the figures the REST functions serve', async () => {
+    const mcpHeaders = {
+      authorization: `Bearer ${key}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    };
+    const withoutBudget = ({ rate_limit: _, ...rest }: Record<string, unknown>) => rest;
+    for (const [tool, fn, path] of [
+      ['get_metrics', 'FiguresFn', '/api/v1/analyses/launch/metrics?segments=branded'],
+      ['list_competitors', 'FiguresFn', '/api/v1/analyses/launch/competitors?segments=branded'],
+      ['list_engines', 'FiguresFn', '/api/v1/analyses/launch/engines?segments=branded'],
+    ] as const) {
+      const rest = await http(fn, 'GET', path, { authorization: `Bearer ${key}` });
+      expect(rest.status).toBe(200);
+      const called = await http(
+        'McpFn',
+        'POST',
+        '/api/v1/mcp',
+        mcpHeaders,
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 3,
+          method: 'tools/call',
+          params: { name: tool, arguments: { analysis: 'launch', segments: 'branded' } },
+        }),
+      );
+      expect(called.status).toBe(200);
+      const result = called.json().result;
+      expect(result.isError).not.toBe(true);
+      // The split is there (at the top for the metrics, per engine and per brand for the lists).
+      expect(JSON.stringify(result.structuredContent)).toContain('"non_branded":{');
+      // MCP wraps what AI engines wrote (brand names) as untrusted content; unwrapped, it is the REST body.
+      expect(withoutBudget(unwrapUntrusted(result.structuredContent) as Record<string, unknown>)).toEqual(withoutBudget(rest.json()));
+    }
   }, 120_000);
 
   test('a catalog read: 200 with the run and its per-engine progress', async () => {

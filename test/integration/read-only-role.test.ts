@@ -28,6 +28,7 @@ describe('the service role can only read', () => {
     ['TRUNCATE', 'TRUNCATE mentions'],
     ['DDL', 'CREATE TABLE intruder (id int)'],
     ["the pipeline's aggregate writer", 'SELECT finish_run_extraction(id) FROM runs WHERE finished_at IS NOT NULL LIMIT 1'],
+    ['the same for many runs at once', 'SELECT finish_runs_extraction(array_agg(id)) FROM runs WHERE finished_at IS NOT NULL'],
   ])('%s is denied by the database', async (_name, sql) => {
     await expect(client.query(sql)).rejects.toThrow(/permission denied/);
   });
