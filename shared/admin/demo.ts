@@ -1210,13 +1210,13 @@ async function writeFiguresV3(db: Queryable, v3: FiguresV3): Promise<void> {
   }
 }
 
-/** Whether the store has the columns of migration 015 (a store being migrated step by step may not yet). */
 /** Whether the store has finish_runs_extraction (migration 020), which settles each month once for all runs. */
 async function canFinishRunsAtOnce(db: Queryable): Promise<boolean> {
   const r = await db.query<{ ok: boolean }>(`SELECT to_regprocedure('finish_runs_extraction(uuid[])') IS NOT NULL AS ok`);
   return r.rows[0]?.ok === true;
 }
 
+/** Whether the store has the columns of migration 015 (a store being migrated step by step may not yet). */
 async function hasFiguresV3(db: Queryable): Promise<boolean> {
   const r = await db.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM information_schema.columns WHERE table_name = 'run_engines' AND column_name = 'model'`,
