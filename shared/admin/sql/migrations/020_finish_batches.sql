@@ -7,9 +7,9 @@
 -- run's rows as finish_run_extraction does, then settles each month of each analysis once.
 -- finish_run_extraction(run) is now that call with one run: both write the same rows.
 --
--- Locks: every analysis of the runs, in one order (the lock's key, then the id), before any row is read,
--- so two loads that share analyses wait for each other rather than deadlock, and each, under READ
--- COMMITTED, sees what the other committed, as a single run's finish does (016).
+-- Locks: every analysis of the runs, in one order (the lock's key, then the id), before any aggregate row
+-- is read, so two loads that share analyses wait for each other rather than deadlock, and each, under
+-- READ COMMITTED, sees what the other committed, as a single run's finish does (016).
 
 -- A run's own aggregate rows, recomputed from its answers, mentions and citations (the body of 018's
 -- finish_run_extraction); returns the months its rows were in and are in now, which the caller settles.
