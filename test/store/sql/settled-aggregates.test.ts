@@ -7,9 +7,10 @@ import { DRIFT, removeAnswer, servedAndRaw, writeDriftData } from './aggregate-d
 
 /**
  * finish_run_extraction (migration 016) converges on the raw rows: a call repairs whatever its run's months
- * held, finish_runs_extraction (020) writes for many runs what finishing each in turn writes, and two calls for the same run at once (a pipeline retrying a finishing transaction it believes
- * timed out) leave the months equal to the raw rows. The second needs two sessions, so the PostgreSQL
- * server (PGlite serves one connection): skipped, saying so, where none answers.
+ * held, finish_runs_extraction (020) writes for many runs what finishing each in turn writes, and two calls
+ * for the same run at once (a pipeline retrying a finishing transaction it believes timed out) leave the
+ * months equal to the raw rows. The last needs two sessions, so the PostgreSQL server (PGlite serves one
+ * connection): skipped, saying so, where none answers.
  */
 const SERVER = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
