@@ -30,7 +30,7 @@ export interface LocalStore {
 /**
  * An embedded store dumped once migrated and seeded (PGlite's data directory as a tar), with the
  * manifest its seed returned: another embedded store starts from it without migrating and seeding
- * again (the demo's seed finishes every run one at a time, as the pipeline does, which is the slow part).
+ * again.
  */
 export interface DemoSnapshot {
   data: Blob;

@@ -2,8 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
+import type pg from 'pg';
 import { type LocalBudgetStore, type LocalStore, startBudgetStore, startStore } from '../../../local/stores.js';
+import { withClient } from '../../support/server-db.js';
 import { API_BUNDLE_ENV } from './api-process.js';
 import { FIGURES_DIR_ENV, readFigures, summarise } from './figures.js';
 
@@ -17,15 +18,7 @@ export interface ServerDatabase {
   drop(): Promise<void>;
 }
 
-async function onServer<T>(work: (c: pg.Client) => Promise<T>): Promise<T> {
-  const admin = new pg.Client({ connectionString: SERVER_URL });
-  await admin.connect();
-  try {
-    return await work(admin);
-  } finally {
-    await admin.end();
-  }
-}
+const onServer = <T>(work: (c: pg.Client) => Promise<T>): Promise<T> => withClient(SERVER_URL, work);
 
 /** A fresh, empty database on the server, so that the battery never depends on what an earlier run left. */
 export async function freshDatabase(prefix: string): Promise<ServerDatabase> {

@@ -148,17 +148,18 @@ $$;
 -- then each month of each analysis they are in, once.
 CREATE FUNCTION finish_runs_extraction(p_runs uuid[]) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
+  v_analyses uuid[];
   v_analysis uuid;
   v_run uuid;
   v_months date[];
   m date;
 BEGIN
-  FOR v_analysis IN
-    SELECT d.id FROM (SELECT DISTINCT r.analysis_id AS id FROM runs r WHERE r.id = ANY (p_runs)) d ORDER BY hashtext(d.id::text), d.id
-  LOOP
+  SELECT array_agg(d.id ORDER BY hashtext(d.id::text), d.id) INTO v_analyses
+    FROM (SELECT DISTINCT r.analysis_id AS id FROM runs r WHERE r.id = ANY (p_runs)) d;
+  FOREACH v_analysis IN ARRAY coalesce(v_analyses, '{}') LOOP
     PERFORM fig_lock_analysis(v_analysis);
   END LOOP;
-  FOR v_analysis IN SELECT DISTINCT r.analysis_id FROM runs r WHERE r.id = ANY (p_runs) ORDER BY 1 LOOP
+  FOREACH v_analysis IN ARRAY coalesce(v_analyses, '{}') LOOP
     v_months := '{}';
     FOR v_run IN SELECT r.id FROM runs r WHERE r.id = ANY (p_runs) AND r.analysis_id = v_analysis ORDER BY r.started_at, r.id LOOP
       v_months := v_months || fig_write_run_rows(v_run);
