@@ -51,7 +51,7 @@ export function mcpHandler(services: Services) {
 
     let request: Request;
     try {
-      request = toWebRequest(event, body);
+      request = toWebRequest(event, message === undefined ? body : null);
     } catch (err) {
       if (err instanceof UnusableHeader)
         return jsonRpcError(400, INVALID_REQUEST, err.message, isPlainObject(message) ? (message.id ?? null) : null);

@@ -68,8 +68,12 @@ export function requestUrl(host: string, path: string): URL | undefined {
   return URL.canParse(path, u) ? new URL(path, u) : undefined;
 }
 
-/** The request as the SDK takes it: always a POST, the only method routed to this function (see shared/mcp/gate.ts). */
-export function toWebRequest(event: Event, body: string): Request {
+/**
+ * The request as the SDK takes it: always a POST, the only method routed to this function (see
+ * shared/mcp/gate.ts). `body` is null when the message is already parsed: it then travels as the SDK's
+ * parsedBody, the SDK never reads the request's own, and a Request without one builds no body stream.
+ */
+export function toWebRequest(event: Event, body: string | null): Request {
   const headers = new Headers();
   for (const name of TRANSPORT_HEADERS) {
     const value = event.headers?.[name];
