@@ -97,7 +97,8 @@ export function clfTime(d: Date): string {
   return `${p(d.getUTCDate())}/${MONTHS[d.getUTCMonth()]}/${d.getUTCFullYear()}:${p(d.getUTCHours())}:${p(d.getUTCMinutes())}:${p(d.getUTCSeconds())} +0000`;
 }
 
-function lambdaContext(functionName: string): Context {
+/** The context Lambda gives a handler: its name, a request id, a 29 s deadline (API Gateway's). */
+export function lambdaContext(functionName: string): Context {
   const deadline = Date.now() + 29_000;
   return {
     callbackWaitsForEmptyEventLoop: false,

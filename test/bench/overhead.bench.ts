@@ -6,6 +6,8 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { migrate } from '#shared/admin/migrate.js';
+import { lambdaContext, toApiGatewayEvent } from '../../local/adapter.js';
+import { createHandlers } from '../../local/handlers.js';
 import { type LocalApi, localConfig, startApi } from '../../local/stack.js';
 import { largeManifest, seedLarge } from '../fixtures/large-dataset.js';
 import { measure, serverDatabase, stats, table, withUser } from './harness.js';
@@ -231,13 +233,41 @@ export default async function run(): Promise<string> {
         req.on('error', reject);
         req.end(body);
       });
-    const alternatingCases: Array<[string, () => Promise<unknown>]> = [
-      ['GET /me', () => ok('/me')],
-      ['GET …/metrics?window=30d', () => ok(`${a}/metrics?window=30d`)],
-      ['MCP tools/call get_metrics, window 30d', mcpCall('get_metrics', { analysis: m.analysisSlug, window: '30d' })],
+    /**
+     * The same call as Lambda runs it: the handler invoked with the API Gateway event, without the local
+     * HTTP hop (client, server, event building) that stands in for API Gateway and Lambda's runtime. The
+     * event is built before the clock starts, as API Gateway builds it before the function runs.
+     */
+    const handlers = createHandlers(api.services);
+    const invoke =
+      (method: string, path: string, body = '') =>
+      async () => {
+        const url = new URL(`${api!.baseUrl}${path}`);
+        const rawHeaders = ['host', url.host, 'authorization', `Bearer ${m.secret}`];
+        if (body) rawHeaders.push('content-type', 'application/json', 'accept', 'application/json, text/event-stream');
+        const { event, target } = toApiGatewayEvent({ method, url: `${url.pathname}${url.search}`, rawHeaders, body });
+        const context = lambdaContext(`geo-${target}`);
+        const t = performance.now();
+        const res = await handlers[target](event, context);
+        const ms = performance.now() - t;
+        if (res.statusCode !== 200 || /"isError":\s*true/.test(res.body ?? ''))
+          throw new Error(`${path}: ${res.statusCode} ${res.body?.slice(0, 200)}`);
+        return ms;
+      };
+    const mcpBody = (name: string, args: Record<string, unknown>) =>
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } });
+    const metricsArgs = { analysis: m.analysisSlug, window: '30d' };
+    const alternatingCases: Array<[string, () => Promise<unknown>, () => Promise<number>]> = [
+      ['GET /me', () => ok('/me'), invoke('GET', '/me')],
+      ['GET …/metrics?window=30d', () => ok(`${a}/metrics?window=30d`), invoke('GET', `${a}/metrics?window=30d`)],
+      [
+        'MCP tools/call get_metrics, window 30d',
+        mcpCall('get_metrics', metricsArgs),
+        invoke('POST', '/mcp', mcpBody('get_metrics', metricsArgs)),
+      ],
     ];
     const alternating: Array<Record<string, string | number>> = [];
-    for (const [label, callIt] of alternatingCases) {
+    for (const [label, callIt, invokeIt] of alternatingCases) {
       captured.length = 0;
       await callIt();
       const stmts = [...captured];
@@ -248,33 +278,39 @@ export default async function run(): Promise<string> {
       };
       for (let i = 0; i < 20; i += 1) {
         await callIt();
+        await invokeIt();
         await floor();
       }
       const e2e: number[] = [];
+      const handler: number[] = [];
       const io: number[] = [];
       for (let i = 0; i < SAMPLES; i += 1) {
         let t = performance.now();
         await callIt();
         e2e.push(performance.now() - t);
+        handler.push(await invokeIt());
         t = performance.now();
         await floor();
         io.push(performance.now() - t);
       }
       const e = stats(e2e).p50;
+      const h = stats(handler).p50;
       const f = stats(io).p50;
       alternating.push({
         call: label,
         statements: stmts.length,
         'e2e p50 ms': e,
+        'handler p50 ms': h,
         'bare SQL + UpdateItem p50 ms': f,
         'e2e ÷ (bare SQL + UpdateItem)': round(e / f, 2),
+        'handler ÷ (bare SQL + UpdateItem)': round(h / f, 2),
       });
     }
     mcpAgent.destroy();
     const alternatingTable = [
       table(alternating),
       '',
-      `${SAMPLES} alternating samples per line after 20 of warm-up: the call end to end through the local HTTP adapter, then its statements prepared from a pg client followed by the budget UpdateItem from the service's own client (dynalite in its own process); p50 of each.`,
+      `${SAMPLES} alternating samples per line after 20 of warm-up: the call end to end through the local HTTP adapter, the same call as Lambda runs it (its handler invoked with the API Gateway event), then its statements prepared from a pg client followed by the budget UpdateItem from the service's own client (dynalite in its own process); p50 of each.`,
     ].join('\n');
     if (process.env.BENCH_OVERHEAD_ONLY === 'alternating') {
       await reader.end();
