@@ -1,11 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { type DemoManifest, seedDemo } from '#shared/admin/demo.js';
 import type { Queryable } from '#shared/store/queryable.js';
 import { freshStore, loadedStore, type Store } from '../../local/pglite.js';
 import { type LocalStore, startStore } from '../../local/stores.js';
 import { manifest } from './api.js';
-import { onServer } from './server-db.js';
+import { scratchDatabase } from './server-db.js';
 
 /** The run's dump of its seeded embedded store (stack-setup.ts), if it made one. */
 async function demoDump(): Promise<Blob | undefined> {
@@ -45,14 +44,10 @@ export async function startOwnEmbeddedStore(extra?: (db: Queryable) => Promise<v
 export async function startOwnStore(prefix: string, extra?: (db: Queryable) => Promise<void>): Promise<LocalStore> {
   const serverUrl = process.env.DATABASE_URL;
   if (!serverUrl) return startOwnEmbeddedStore(extra);
-  const name = `${prefix}_${randomBytes(4).toString('hex')}`;
   const template = process.env.TEST_DEMO_TEMPLATE;
-  await onServer(serverUrl, template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  const drop = () => onServer(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  const { url, drop } = await scratchDatabase(serverUrl, prefix, template);
   try {
-    const store = await startStore({ adminUrl: url.toString(), seed: !template, ...(extra ? { extra } : {}) });
+    const store = await startStore({ adminUrl: url, seed: !template, ...(extra ? { extra } : {}) });
     return { ...store, manifest: store.manifest ?? manifest, close: drop };
   } catch (err) {
     await drop();

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 
 /** `fn` on one connection to `url`, closed whatever it does. */
@@ -19,4 +20,33 @@ export async function onServer(serverUrl: string, sql: string): Promise<void> {
   const url = new URL(serverUrl);
   url.pathname = '/postgres';
   await withClient(url.toString(), (client) => client.query(sql));
+}
+
+/** Whether a PostgreSQL server answers at `url` (within 2 s): tests that need one skip, saying so, where none does. */
+export async function serverAnswers(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2_000 });
+  try {
+    await client.connect();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/**
+ * A database of a test's own on the server of `serverUrl`, named `<prefix>_<random>` (copied from
+ * `template` when given): its URL, and a drop that removes it whatever connections it still has.
+ */
+export async function scratchDatabase(
+  serverUrl: string,
+  prefix: string,
+  template?: string,
+): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `${prefix}_${randomBytes(4).toString('hex')}`;
+  await onServer(serverUrl, template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => onServer(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }

@@ -1,5 +1,4 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +16,7 @@ import { me as getMe } from '#shared/reads/identity/me.js';
 import type { ReadDef } from '#shared/reads/types.js';
 import { lookupCaller } from '#shared/store/caller.js';
 import type { Db } from '#shared/store/db.js';
-import { onServer, withClient } from '../../support/server-db.js';
+import { scratchDatabase, serverAnswers, withClient } from '../../support/server-db.js';
 
 /**
  * The data copy of the runbook's restore (docs/runbook-rollback.md, "Restoring the store from a
@@ -113,21 +112,8 @@ function missingTools(): string[] {
   });
 }
 
-async function serverAnswers(): Promise<boolean> {
-  const c = new pg.Client({ connectionString: SERVER, connectionTimeoutMillis: 2_000 });
-  try {
-    await c.connect();
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await c.end().catch(() => undefined);
-  }
-}
-
 describe('the runbook’s data copy from a restored store into a stage (PostgreSQL server)', () => {
-  const suffix = randomBytes(4).toString('hex');
-  const names = { restored: `geo_restored_${suffix}`, stage: `geo_stage_${suffix}` };
+  let dbs: { restored: { url: string; drop(): Promise<void> }; stage: { url: string; drop(): Promise<void> } } | undefined;
   let urls: { restored: string; stage: string } | undefined;
   let manifest: DemoManifest;
   let dir: string;
@@ -140,13 +126,12 @@ describe('the runbook’s data copy from a restored store into a stage (PostgreS
       console.warn(`restore: ${missing.join(', ')} not found (Debian: apt-get install postgresql-client); the copy is not rehearsed`);
       return;
     }
-    if (!(await serverAnswers())) {
+    if (!(await serverAnswers(SERVER))) {
       console.warn(`restore: no PostgreSQL server at ${new URL(SERVER).host}; the copy is not rehearsed`);
       return;
     }
-    const at = (name: string) => Object.assign(new URL(SERVER), { pathname: `/${name}` }).toString();
-    for (const name of Object.values(names)) await onServer(SERVER, `CREATE DATABASE ${name}`);
-    urls = { restored: at(names.restored), stage: at(names.stage) };
+    dbs = { restored: await scratchDatabase(SERVER, 'geo_restored'), stage: await scratchDatabase(SERVER, 'geo_stage') };
+    urls = { restored: dbs.restored.url, stage: dbs.stage.url };
     for (const url of Object.values(urls))
       manifest = await withClient(url, async (c) => {
         await migrate(c);
@@ -167,8 +152,8 @@ describe('the runbook’s data copy from a restored store into a stage (PostgreS
 
   afterAll(async () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
-    if (!urls) return;
-    for (const name of Object.values(names)) await onServer(SERVER, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await dbs?.restored.drop();
+    await dbs?.stage.drop();
   });
 
   test('the stage differs from the snapshot before the copy: stale figures, a key gone', async () => {

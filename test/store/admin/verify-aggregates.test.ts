@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import pg from 'pg';
 import { parseAdminArgs, runAdminCommand } from '#shared/admin/commands.js';
@@ -6,6 +5,7 @@ import { migrate } from '#shared/admin/migrate.js';
 import type { VerifyOutcome } from '#shared/admin/verify-aggregates.js';
 import type { Queryable } from '#shared/store/queryable.js';
 import { freshStore, type Store } from '../../../local/pglite.js';
+import { scratchDatabase } from '../../support/server-db.js';
 import { DRIFT, removeAnswer, servedAndRaw, writeDriftData } from '../sql/aggregate-drift.js';
 
 /**
@@ -172,37 +172,23 @@ describe('verify-aggregates', () => {
  */
 const SERVER = process.env.DATABASE_URL;
 (SERVER ? describe : describe.skip)('verify-aggregates on the PostgreSQL server', () => {
-  let dbName: string;
-  let dbUrl: string;
+  let db: { url: string; drop(): Promise<void> } | undefined;
   let owner: pg.Client;
-  const onServer = async (sql: string) => {
-    const c = new pg.Client({ connectionString: SERVER });
-    await c.connect();
-    try {
-      await c.query(sql);
-    } finally {
-      await c.end();
-    }
-  };
 
   beforeAll(async () => {
-    dbName = `geo_verify_${randomBytes(4).toString('hex')}`;
-    await onServer(`CREATE DATABASE ${dbName}`);
-    const url = new URL(SERVER as string);
-    url.pathname = `/${dbName}`;
-    dbUrl = url.toString();
-    owner = new pg.Client({ connectionString: dbUrl });
+    db = await scratchDatabase(SERVER as string, 'geo_verify');
+    owner = new pg.Client({ connectionString: db.url });
     await owner.connect();
     await migrate(owner);
     await writeDriftData(owner);
   }, 120_000);
   afterAll(async () => {
     await owner?.end();
-    if (dbName) await onServer(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+    await db?.drop();
   });
 
   test('two finishes of the same run at once leave no drift, the brands per prompt included', async () => {
-    const two = new pg.Client({ connectionString: dbUrl });
+    const two = new pg.Client({ connectionString: db?.url });
     await two.connect();
     try {
       await owner.query('BEGIN');

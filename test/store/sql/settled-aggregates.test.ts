@@ -1,8 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import pg from 'pg';
 import { migrate } from '#shared/admin/migrate.js';
 import { freshStore, type Store } from '../../../local/pglite.js';
+import { scratchDatabase, serverAnswers, withClient } from '../../support/server-db.js';
 import { DRIFT, removeAnswer, servedAndRaw, writeDriftData } from './aggregate-drift.js';
 
 /**
@@ -86,57 +86,27 @@ describe('a finish converges on the raw rows (embedded)', () => {
   });
 });
 
-async function serverAnswers(): Promise<boolean> {
-  const c = new pg.Client({ connectionString: SERVER, connectionTimeoutMillis: 2_000 });
-  try {
-    await c.connect();
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await c.end().catch(() => undefined);
-  }
-}
-
 describe('two finishes of the same run at once (PostgreSQL server)', () => {
-  let dbUrl: string | undefined;
-  let dbName: string;
+  let db: { url: string; drop(): Promise<void> } | undefined;
 
   beforeAll(async () => {
-    if (!(await serverAnswers())) {
+    if (!(await serverAnswers(SERVER))) {
       console.warn(`settled-aggregates: no PostgreSQL server at ${new URL(SERVER).host}; the two-session test is skipped`);
       return;
     }
-    dbName = `geo_settle_${randomBytes(4).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: SERVER });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${dbName}`);
-    await admin.end();
-    const url = new URL(SERVER);
-    url.pathname = `/${dbName}`;
-    dbUrl = url.toString();
-    const owner = new pg.Client({ connectionString: dbUrl });
-    await owner.connect();
-    try {
+    db = await scratchDatabase(SERVER, 'geo_settle');
+    await withClient(db.url, async (owner) => {
       await migrate(owner);
       await writeDriftData(owner);
-    } finally {
-      await owner.end();
-    }
+    });
   }, 120_000);
 
-  afterAll(async () => {
-    if (!dbUrl) return;
-    const admin = new pg.Client({ connectionString: SERVER });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-    await admin.end();
-  });
+  afterAll(() => db?.drop());
 
   test('the second waits for the first, and the months equal the raw rows once both commit; a third call changes nothing', async () => {
-    if (!dbUrl) return;
-    const one = new pg.Client({ connectionString: dbUrl });
-    const two = new pg.Client({ connectionString: dbUrl });
+    if (!db) return;
+    const one = new pg.Client({ connectionString: db.url });
+    const two = new pg.Client({ connectionString: db.url });
     await one.connect();
     await two.connect();
     try {
