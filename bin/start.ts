@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { noticeNodeVersion } from '../local/node-notice.js';
 import { localConfig, startApi } from '../local/stack.js';
 import { createBudgetTable, startBudgetStore, startStore } from '../local/stores.js';
 import { serveDocs } from '../scripts/openapi/docs-page.js';
@@ -13,6 +14,7 @@ import { serveDocs } from '../scripts/openapi/docs-page.js';
  * settings switch the budget to another DynamoDB. The reference page of openapi.json is served at /docs
  * (built from it when missing or stale, in the background).
  */
+noticeNodeVersion();
 const { values } = parseArgs({ options: { seed: { type: 'boolean', default: false } } });
 const port = Number(process.env.PORT ?? 3000);
 const adminUrl = process.env.DATABASE_URL;
