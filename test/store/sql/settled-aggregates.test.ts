@@ -9,8 +9,9 @@ import { DRIFT, removeAnswer, servedAndRaw, writeDriftData } from './aggregate-d
  * finish_run_extraction (migration 016) converges on the raw rows: a call repairs whatever its run's months
  * held, finish_runs_extraction (020) writes for many runs what finishing each in turn writes, and two calls
  * for the same run at once (a pipeline retrying a finishing transaction it believes timed out) leave the
- * months equal to the raw rows. The last needs two sessions, so the PostgreSQL server (PGlite serves one
- * connection): skipped, saying so, where none answers.
+ * months equal to the raw rows; a batch takes its analyses' locks in one order whatever the order of its
+ * runs, so two batches sharing analyses wait rather than deadlock. The last two need two sessions, so the
+ * PostgreSQL server (PGlite serves one connection): skipped, saying so, where none answers.
  */
 const SERVER = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -137,6 +138,66 @@ describe('two finishes of the same run at once (PostgreSQL server)', () => {
       expect(after.raw).not.toEqual(before.raw);
       await one.query(`SELECT finish_run_extraction('${DRIFT.run(12)}')`);
       expect(await servedAndRaw(one)).toEqual(after);
+    } finally {
+      await one.end();
+      await two.end();
+    }
+  }, 60_000);
+
+  test('a batch takes the locks of its analyses in one order, whatever the order of its runs', async () => {
+    if (!db) return;
+    const one = new pg.Client({ connectionString: db.url });
+    const two = new pg.Client({ connectionString: db.url });
+    await one.connect();
+    await two.connect();
+    try {
+      // A second analysis with a run of its own (no answers), beside the drift analysis.
+      const other = { analysis: 'a1000000-0000-4000-8000-000000000002', run: 'f2000000-0000-4000-8000-000000000001' };
+      await one.query(`INSERT INTO analyses (id, workspace_id, brand_id, slug, name, owned_domains, engines)
+                       VALUES ('${other.analysis}', '${DRIFT.workspace}', '${DRIFT.brand}', 'drift-2', 'Drift 2', '{}', '{chatgpt}')`);
+      await one.query(`INSERT INTO runs (id, analysis_id, state, started_at, collected_at, finished_at)
+                       VALUES ('${other.run}', '${other.analysis}', 'finished', '2026-03-01T06:00:00Z', '2026-03-01T06:30:00Z', '2026-03-01T07:00:00Z')`);
+      const runOf = { [DRIFT.analysis]: DRIFT.run(5), [other.analysis]: other.run };
+      // The order the locks must follow (the lock's key, then the id): first and second.
+      const ordered = (
+        await one.query<{ id: string }>(`SELECT id::text FROM unnest($1::uuid[]) id ORDER BY hashtext(id::text), id`, [
+          [DRIFT.analysis, other.analysis],
+        ])
+      ).rows.map((r) => r.id);
+      const [first, second] = ordered as [string, string];
+      // Session 2 holds the second analysis's lock; session 1's batch names the second analysis's run first.
+      await two.query('BEGIN');
+      await two.query('SELECT fig_lock_analysis($1)', [second]);
+      const pid = (await one.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid;
+      await one.query('BEGIN');
+      const batch = one.query('SELECT finish_runs_extraction($1::uuid[])', [[runOf[second], runOf[first]]]);
+      // The advisory locks of session 1 (pg_locks shows the two keys as classid and objid), as it waits.
+      const locks = async () =>
+        (
+          await two.query<{ analysis: string; granted: boolean }>(
+            `SELECT a.id::text AS analysis, l.granted FROM pg_locks l
+               JOIN unnest($2::uuid[]) a (id) ON l.objid = (hashtext(a.id::text)::bigint & 4294967295)::oid
+              WHERE l.pid = $1 AND l.locktype = 'advisory' AND l.classid = (hashtext('fig_aggregates')::bigint & 4294967295)::oid
+              ORDER BY 1`,
+            [pid, ordered],
+          )
+        ).rows;
+      let held = await locks();
+      while (!held.some((l) => !l.granted)) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        held = await locks();
+      }
+      // It waits for the second analysis holding the first: taken in array order, it would hold nothing.
+      expect(held).toEqual(
+        [
+          { analysis: first, granted: true },
+          { analysis: second, granted: false },
+        ].sort((a, b) => a.analysis.localeCompare(b.analysis)),
+      );
+      await two.query('ROLLBACK');
+      await batch;
+      await one.query('COMMIT');
+      expect((await one.query(`SELECT count(*)::int AS n FROM fig_run_prompts WHERE run_id = $1`, [other.run])).rows[0]?.n).toBe(1);
     } finally {
       await one.end();
       await two.end();
