@@ -130,13 +130,14 @@ describe('the runbook’s data copy from a restored store into a stage (PostgreS
       console.warn(`restore: no PostgreSQL server at ${new URL(SERVER).host}; the copy is not rehearsed`);
       return;
     }
-    dbs = { restored: await scratchDatabase(SERVER, 'geo_restored'), stage: await scratchDatabase(SERVER, 'geo_stage') };
+    // The stage starts as a copy of the snapshot's database (the same store before the bad change).
+    const restored = await scratchDatabase(SERVER, 'geo_restored');
+    manifest = await withClient(restored.url, async (c) => {
+      await migrate(c);
+      return seedDemo(c);
+    });
+    dbs = { restored, stage: await scratchDatabase(SERVER, 'geo_stage', new URL(restored.url).pathname.slice(1)) };
     urls = { restored: dbs.restored.url, stage: dbs.stage.url };
-    for (const url of Object.values(urls))
-      manifest = await withClient(url, async (c) => {
-        await migrate(c);
-        return seedDemo(c);
-      });
     snapshot = await contents(urls.restored);
     // The bad change on the stage: mentions of finished runs deleted (the figures kept at finishing no
     // longer follow the rows), and a key deleted.
