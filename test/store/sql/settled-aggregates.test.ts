@@ -104,13 +104,23 @@ describe('two finishes of the same run at once (PostgreSQL server)', () => {
 
   afterAll(() => db?.drop());
 
-  test('the second waits for the first, and the months equal the raw rows once both commit; a third call changes nothing', async () => {
-    if (!db) return;
-    const one = new pg.Client({ connectionString: db.url });
-    const two = new pg.Client({ connectionString: db.url });
+  /** Two sessions on the test's database, closed whatever `work` does. */
+  const twoSessions = async (url: string, work: (one: pg.Client, two: pg.Client) => Promise<void>) => {
+    const one = new pg.Client({ connectionString: url });
+    const two = new pg.Client({ connectionString: url });
     await one.connect();
     await two.connect();
     try {
+      await work(one, two);
+    } finally {
+      await one.end();
+      await two.end();
+    }
+  };
+
+  test('the second waits for the first, and the months equal the raw rows once both commit; a third call changes nothing', async () => {
+    if (!db) return;
+    await twoSessions(db.url, async (one, two) => {
       const before = await servedAndRaw(one);
       expect(before.served).toEqual(before.raw);
       // Session 1 removes an answer and finishes the run, and has not committed yet.
@@ -138,19 +148,12 @@ describe('two finishes of the same run at once (PostgreSQL server)', () => {
       expect(after.raw).not.toEqual(before.raw);
       await one.query(`SELECT finish_run_extraction('${DRIFT.run(12)}')`);
       expect(await servedAndRaw(one)).toEqual(after);
-    } finally {
-      await one.end();
-      await two.end();
-    }
+    });
   }, 60_000);
 
   test('a batch takes the locks of its analyses in one order, whatever the order of its runs', async () => {
     if (!db) return;
-    const one = new pg.Client({ connectionString: db.url });
-    const two = new pg.Client({ connectionString: db.url });
-    await one.connect();
-    await two.connect();
-    try {
+    await twoSessions(db.url, async (one, two) => {
       // A second analysis with a run of its own (no answers), beside the drift analysis.
       const other = { analysis: 'a1000000-0000-4000-8000-000000000002', run: 'f2000000-0000-4000-8000-000000000001' };
       await one.query(`INSERT INTO analyses (id, workspace_id, brand_id, slug, name, owned_domains, engines)
@@ -198,9 +201,6 @@ describe('two finishes of the same run at once (PostgreSQL server)', () => {
       await batch;
       await one.query('COMMIT');
       expect((await one.query(`SELECT count(*)::int AS n FROM fig_run_prompts WHERE run_id = $1`, [other.run])).rows[0]?.n).toBe(1);
-    } finally {
-      await one.end();
-      await two.end();
-    }
+    });
   }, 60_000);
 });
