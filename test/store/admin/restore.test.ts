@@ -113,7 +113,7 @@ function missingTools(): string[] {
 }
 
 describe('the runbook’s data copy from a restored store into a stage (PostgreSQL server)', () => {
-  let dbs: { restored: { url: string; drop(): Promise<void> }; stage: { url: string; drop(): Promise<void> } } | undefined;
+  let drops: Array<() => Promise<void>> = [];
   let urls: { restored: string; stage: string } | undefined;
   let manifest: DemoManifest;
   let dir: string;
@@ -132,12 +132,14 @@ describe('the runbook’s data copy from a restored store into a stage (PostgreS
     }
     // The stage starts as a copy of the snapshot's database (the same store before the bad change).
     const restored = await scratchDatabase(SERVER, 'geo_restored');
+    drops = [restored.drop];
     manifest = await withClient(restored.url, async (c) => {
       await migrate(c);
       return seedDemo(c);
     });
-    dbs = { restored, stage: await scratchDatabase(SERVER, 'geo_stage', new URL(restored.url).pathname.slice(1)) };
-    urls = { restored: dbs.restored.url, stage: dbs.stage.url };
+    const stage = await scratchDatabase(SERVER, 'geo_stage', new URL(restored.url).pathname.slice(1));
+    drops.push(stage.drop);
+    urls = { restored: restored.url, stage: stage.url };
     snapshot = await contents(urls.restored);
     // The bad change on the stage: mentions of finished runs deleted (the figures kept at finishing no
     // longer follow the rows), and a key deleted.
@@ -153,8 +155,7 @@ describe('the runbook’s data copy from a restored store into a stage (PostgreS
 
   afterAll(async () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
-    await dbs?.restored.drop();
-    await dbs?.stage.drop();
+    for (const drop of drops) await drop();
   });
 
   test('the stage differs from the snapshot before the copy: stale figures, a key gone', async () => {
