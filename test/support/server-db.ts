@@ -37,16 +37,16 @@ export async function serverAnswers(url: string): Promise<boolean> {
 
 /**
  * A database of a test's own on the server of `serverUrl`, named `<prefix>_<random>` (copied from
- * `template` when given): its URL, and a drop that removes it whatever connections it still has.
+ * `template` when given): its name, its URL, and a drop that removes it whatever connections it still has.
  */
 export async function scratchDatabase(
   serverUrl: string,
   prefix: string,
   template?: string,
-): Promise<{ url: string; drop(): Promise<void> }> {
+): Promise<{ name: string; url: string; drop(): Promise<void> }> {
   const name = `${prefix}_${randomBytes(4).toString('hex')}`;
   await onServer(serverUrl, template ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`);
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => onServer(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+  return { name, url: url.toString(), drop: () => onServer(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }

@@ -2,9 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type pg from 'pg';
 import { type LocalBudgetStore, type LocalStore, startBudgetStore, startStore } from '../../../local/stores.js';
-import { withClient } from '../../support/server-db.js';
+import { scratchDatabase } from '../../support/server-db.js';
 import { API_BUNDLE_ENV } from './api-process.js';
 import { FIGURES_DIR_ENV, readFigures, summarise } from './figures.js';
 
@@ -18,23 +17,10 @@ export interface ServerDatabase {
   drop(): Promise<void>;
 }
 
-const onServer = <T>(work: (c: pg.Client) => Promise<T>): Promise<T> => withClient(SERVER_URL, work);
-
 /** A fresh, empty database on the server, so that the battery never depends on what an earlier run left. */
 export async function freshDatabase(prefix: string): Promise<ServerDatabase> {
-  const name = `${prefix}_${Date.now().toString(36)}_${process.pid}_${Math.floor(Math.random() * 1e6)}`;
-  await onServer((c) => c.query(`CREATE DATABASE ${name}`));
-  const url = new URL(SERVER_URL);
-  url.pathname = `/${name}`;
-  return {
-    adminUrl: url.toString(),
-    name,
-    drop: () =>
-      onServer(async (c) => {
-        await c.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [name]);
-        await c.query(`DROP DATABASE IF EXISTS ${name}`);
-      }),
-  };
+  const { name, url, drop } = await scratchDatabase(SERVER_URL, prefix);
+  return { adminUrl: url, name, drop };
 }
 
 /** A fresh database migrated and seeded with the demo (the same path `npm start` takes on a server). */

@@ -3,17 +3,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { type DemoManifest, seedDemo, seedDemoFiguresV3 } from '#shared/admin/demo.js';
 import { applyReadFunctions, migrate, SQL_DIR } from '#shared/admin/migrate.js';
-import { ApiError } from '#shared/errors.js';
-import { fingerprint } from '#shared/keys.js';
-import { prepareRead, readContext } from '#shared/reads/execute.js';
 import { MEASURES } from '#shared/reads/figures/load.js';
 import { reads } from '#shared/reads/registry.js';
 import type { ReadDef } from '#shared/reads/types.js';
-import { lookupCaller } from '#shared/store/caller.js';
 import type { Db } from '#shared/store/db.js';
 import type { Queryable } from '#shared/store/queryable.js';
 import { freshStore, type Store } from '../../../local/pglite.js';
 import { EDGE_IDS, EDGE_SECRET, seedFigureEdgesFixture } from '../../fixtures/figure-edges.js';
+import { readAsFace } from '../../support/face-read.js';
 import { seededStore } from '../../support/own-store.js';
 
 /**
@@ -142,23 +139,10 @@ function argumentSets(read: ReadDef, analysis: string, values: Awaited<ReturnTyp
   return sets;
 }
 
-/** One read as a face runs it: the caller statement, the input checked, the read; a refusal is its status. */
+/** One read as a face runs it at NOW (readAsFace); a refusal's body is its code. */
 async function answer(db: Db, read: ReadDef, secret: string, args: Record<string, unknown>): Promise<Answered> {
-  const key = secret.slice(0, 12);
-  try {
-    const analysis = typeof args.analysis === 'string' ? args.analysis : undefined;
-    const caller = await lookupCaller(db, fingerprint(secret), { lastUsedThrottleSeconds: 0 }, analysis);
-    const prepared = prepareRead(read, caller, args);
-    const budget = { limit: 1000, remaining: 999, resetAfterSeconds: 0 };
-    const ctx = { ...readContext({ db, config: { CURSOR_SECRET: 'migrations-test' } }, 'r', caller, budget, prepared.analysis), now: NOW };
-    const body = (await read.run(ctx, prepared.input as never)) as Record<string, unknown>;
-    // A key never used answers last_used_at with the time of the call (docs/contract.md, the key's identity).
-    if (read.name === 'get_me') delete (body.key as Record<string, unknown>).last_used_at;
-    return { read: read.name, args, key, status: 'served', body };
-  } catch (err) {
-    if (!(err instanceof ApiError)) throw err;
-    return { read: read.name, args, key, status: err.status, body: err.code };
-  }
+  const got = await readAsFace(db, read, secret, args, NOW);
+  return { read: read.name, args, key: secret.slice(0, 12), status: got.status, body: got.status === 'served' ? got.body : got.code };
 }
 
 /** Every read of the table against one store: each key's own reads, and each analysis its key reaches. */

@@ -8,14 +8,11 @@ import pg from 'pg';
 import { type DemoManifest, seedDemo } from '#shared/admin/demo.js';
 import { migrate } from '#shared/admin/migrate.js';
 import { verifyAggregates } from '#shared/admin/verify-aggregates.js';
-import { ApiError } from '#shared/errors.js';
 import { fingerprint } from '#shared/keys.js';
-import { prepareRead, readContext } from '#shared/reads/execute.js';
 import { getMetrics } from '#shared/reads/figures/metrics.js';
 import { me as getMe } from '#shared/reads/identity/me.js';
 import type { ReadDef } from '#shared/reads/types.js';
-import { lookupCaller } from '#shared/store/caller.js';
-import type { Db } from '#shared/store/db.js';
+import { readAsFace } from '../../support/face-read.js';
 import { scratchDatabase, serverAnswers, withClient } from '../../support/server-db.js';
 
 /**
@@ -79,25 +76,11 @@ async function contents(url: string): Promise<Record<string, string>> {
   });
 }
 
-/**
- * A read as a face runs it, on a connection of the service's reader role: the served body (without the
- * key's last use, which each call stamps), or the refusal's code.
- */
+/** A read as a face runs it (readAsFace), on a connection of the service's reader role: the served body, or the refusal's code. */
 async function readAs(url: string, secret: string, read: ReadDef, args: Record<string, unknown>): Promise<unknown> {
   return withClient(Object.assign(new URL(url), { username: 'geo_reader' }).toString(), async (c) => {
-    const db: Db = { query: async (text, params) => (await c.query(text, params ?? [])).rows as never };
-    try {
-      const caller = await lookupCaller(db, fingerprint(secret), { lastUsedThrottleSeconds: 3600 }, args.analysis as string | undefined);
-      const prepared = prepareRead(read, caller, args);
-      const budget = { limit: 1000, remaining: 999, resetAfterSeconds: 0 };
-      const ctx = readContext({ db, config: { CURSOR_SECRET: 'restore-test' } }, 'r', caller, budget, prepared.analysis);
-      const body = (await read.run(ctx, prepared.input as never)) as { key?: { last_used_at?: unknown } };
-      delete body.key?.last_used_at;
-      return body;
-    } catch (err) {
-      if (err instanceof ApiError) return err.code;
-      throw err;
-    }
+    const got = await readAsFace({ query: async (text, params) => (await c.query(text, params ?? [])).rows as never }, read, secret, args);
+    return got.status === 'served' ? got.body : got.code;
   });
 }
 
@@ -137,7 +120,7 @@ describe('the runbook’s data copy from a restored store into a stage (PostgreS
       await migrate(c);
       return seedDemo(c);
     });
-    const stage = await scratchDatabase(SERVER, 'geo_stage', new URL(restored.url).pathname.slice(1));
+    const stage = await scratchDatabase(SERVER, 'geo_stage', restored.name);
     drops.push(stage.drop);
     urls = { restored: restored.url, stage: stage.url };
     snapshot = await contents(urls.restored);
