@@ -627,6 +627,18 @@ describe('deployment rehearsal: from an empty database to answered calls, throug
     });
   }, 120_000);
 
+  test('MCP through the bundle: a body that is not JSON is the SDK’s parse error, an answered JSON-RPC error', async () => {
+    const res = await http(
+      'McpFn',
+      'POST',
+      '/api/v1/mcp',
+      { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      '{"jsonrpc": "2.0", "id": 1, "method": ',
+    );
+    expect(res.status).toBe(400);
+    expect(res.json().error.code).toBe(-32700);
+  }, 120_000);
+
   test('MCP tools/call of the figure reads with segments through the bundle: the figures the REST functions serve', async () => {
     const mcpHeaders = {
       authorization: `Bearer ${key}`,
