@@ -17,23 +17,7 @@ import type { Queryable } from '../store/queryable.js';
 const NIL = `'00000000-0000-0000-0000-000000000000'::uuid`;
 const ENGINE_MEASURES = ['expected', 'collected', 'failed', ...MEASURES];
 const BRAND_MEASURES = ['mentions', 'answers', 'position_sum', 'position_n', 'position_sq'];
-const SUMMARY = [
-  'recipes_digest',
-  'engine_rows',
-  'answers',
-  'extracted',
-  'mentioned',
-  'tracked_mentions',
-  'brand_mentions',
-  'position_sum',
-  'position_n',
-  'sentiment_sum',
-  'sentiment_n',
-  'citations',
-  'owned_citations',
-  'position_sq',
-  'sentiment_sq',
-];
+const SUMMARY = ['recipes_digest', 'engine_rows', ...MEASURES];
 
 interface Check {
   table: string;

@@ -1,15 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Template } from 'aws-cdk-lib/assertions';
-import type { Context } from 'aws-lambda';
 import { countCall, logger } from '#shared/log.js';
-import { readsByFamily } from '#shared/reads/registry.js';
-import { restHandler } from '#shared/rest/handler.js';
-import { createServices } from '#shared/store/services.js';
 import { COLD_START_LINE, coldStartMetric, FAULT_LINE, WIDGETS } from '../../lib/constructs/service-dashboard.js';
-import { type LambdaHandler, toApiGatewayEvent } from '../../local/adapter.js';
-import { localConfig } from '../../local/stack.js';
 import { captureLogLines } from '../support/capture.js';
-import { importStage, PROD, resources, synth } from './support.js';
+import { importStage, PROD, resources, synth, unreachableStoreCall } from './support.js';
 
 interface Widget {
   type: string;
@@ -126,23 +120,7 @@ describe('the stage dashboard', () => {
   });
 
   it("a real store fault's line is what the fault filter counts, and its class is where the dimension reads it", async () => {
-    const services = createServices(
-      localConfig('postgres://geo_reader@127.0.0.1:1/none', 'http://127.0.0.1:1', { LOG_LEVEL: 'INFO', DB_CONNECT_TIMEOUT_MS: '1000' }),
-    );
-    let lines: Array<Record<string, any>>;
-    try {
-      const { event } = toApiGatewayEvent({
-        method: 'GET',
-        url: '/api/v1/me',
-        rawHeaders: ['authorization', `Bearer geo_live_${'a'.repeat(40)}`],
-        body: '',
-      });
-      const handler = restHandler(readsByFamily.identity, services) as unknown as LambdaHandler;
-      lines = await captureLogLines(() => handler(event, { awsRequestId: 'fault-filter' } as unknown as Context));
-    } finally {
-      await services.close();
-      logger.setLogLevel((process.env.LOG_LEVEL ?? 'SILENT') as 'SILENT');
-    }
+    const { lines } = await unreachableStoreCall('fault-filter');
     expect(FAULT_LINE.logPatternString).toBe('{ $.message = "fault" }');
     const faults = lines.filter((l) => l.message === 'fault');
     expect(faults).toHaveLength(1);

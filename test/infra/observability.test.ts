@@ -1,14 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { Match } from 'aws-cdk-lib/assertions';
-import type { Context } from 'aws-lambda';
-import { logger } from '#shared/log.js';
-import { readsByFamily } from '#shared/reads/registry.js';
-import { restHandler } from '#shared/rest/handler.js';
-import { createServices } from '#shared/store/services.js';
-import { type LambdaHandler, toApiGatewayEvent } from '../../local/adapter.js';
-import { localConfig } from '../../local/stack.js';
-import { captureLogLines } from '../support/capture.js';
-import { ALARM_ADDRESS, PROD, resources, synth } from './support.js';
+import { ALARM_ADDRESS, PROD, resources, synth, unreachableStoreCall } from './support.js';
 
 /**
  * CloudWatch's JSON filter syntax, for the one form our filters use: terms `$.field = "value"`, joined
@@ -60,27 +52,8 @@ describe('API stage, alarms and metric filters', () => {
   it('each error is counted once: the filters match the request line, not the EMF line of the same call', async () => {
     // A real call that ends in 503 upstream_timeout (nothing listens on the store's port), at LOG_LEVEL INFO
     // as deployed, so the function writes both its request line and its EMF line.
-    const services = createServices(
-      localConfig('postgres://geo_reader@127.0.0.1:1/none', 'http://127.0.0.1:1', { LOG_LEVEL: 'INFO', DB_CONNECT_TIMEOUT_MS: '1000' }),
-    );
-    let lines: Array<Record<string, unknown>>;
-    try {
-      const { event } = toApiGatewayEvent({
-        method: 'GET',
-        url: '/api/v1/me',
-        rawHeaders: ['authorization', `Bearer geo_live_${'a'.repeat(40)}`],
-        body: '',
-      });
-      const handler = restHandler(readsByFamily.identity, services) as unknown as LambdaHandler;
-      lines = await captureLogLines(async () => {
-        const res = await handler(event, { awsRequestId: 'filter-test' } as unknown as Context);
-        expect(JSON.parse(res.body as string).error.code).toBe('upstream_timeout');
-      });
-    } finally {
-      await services.close();
-      // createServices set the process-wide logger to INFO; the other tests run quiet.
-      logger.setLogLevel((process.env.LOG_LEVEL ?? 'SILENT') as 'SILENT');
-    }
+    const { reply, lines } = await unreachableStoreCall('filter-test');
+    expect(JSON.parse(reply.body as string).error.code).toBe('upstream_timeout');
     // Both lines carry error_code: a filter on error_code alone counted this call twice.
     expect(lines.filter((l) => l.error_code === 'upstream_timeout')).toHaveLength(2);
     expect(lines.some((l) => '_aws' in l)).toBe(true);

@@ -4,9 +4,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { reads } from '#shared/reads/registry.js';
+import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { logger } from '#shared/log.js';
+import { reads, readsByFamily } from '#shared/reads/registry.js';
+import { restHandler } from '#shared/rest/handler.js';
+import { createServices } from '#shared/store/services.js';
 import { PROJECT_ROOT } from '../../lib/constructs/service-function.js';
 import { buildService, type Service } from '../../lib/service.js';
+import { type LambdaHandler, toApiGatewayEvent } from '../../local/adapter.js';
+import { localConfig } from '../../local/stack.js';
+import { captureLogLines } from '../support/capture.js';
 import { SYNTH_CACHE_ENV } from '../support/synth-cache.js';
 
 /** The context of cdk.json, so tests exercise the stage configurations that are really deployed. */
@@ -161,3 +168,35 @@ export const CONTRACT_PATHS = [
   '/analyses/{analysis}/answers',
   '/analyses/{analysis}/answers/{answer}',
 ];
+
+/**
+ * A real GET /me whose store is unreachable (nothing listens on port 1), at LOG_LEVEL INFO as deployed, so
+ * the function writes every line a deployed fault writes (the request line, its EMF line, the fault line):
+ * the reply and those lines, for the metric filters and dashboard widgets that read them.
+ */
+export async function unreachableStoreCall(
+  requestId: string,
+): Promise<{ reply: APIGatewayProxyStructuredResultV2; lines: Array<Record<string, any>> }> {
+  const services = createServices(
+    localConfig('postgres://geo_reader@127.0.0.1:1/none', 'http://127.0.0.1:1', { LOG_LEVEL: 'INFO', DB_CONNECT_TIMEOUT_MS: '1000' }),
+  );
+  try {
+    const { event } = toApiGatewayEvent({
+      method: 'GET',
+      url: '/api/v1/me',
+      rawHeaders: ['authorization', `Bearer geo_live_${'a'.repeat(40)}`],
+      body: '',
+    });
+    const handler = restHandler(readsByFamily.identity, services) as unknown as LambdaHandler;
+    let reply: APIGatewayProxyStructuredResultV2 | undefined;
+    const lines = await captureLogLines(async () => {
+      reply = await handler(event, { awsRequestId: requestId } as unknown as Context);
+    });
+    if (!reply) throw new Error('the handler answered nothing');
+    return { reply, lines };
+  } finally {
+    await services.close();
+    // createServices set the process-wide logger to INFO; the other tests run quiet.
+    logger.setLogLevel((process.env.LOG_LEVEL ?? 'SILENT') as 'SILENT');
+  }
+}
