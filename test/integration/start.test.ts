@@ -3,9 +3,19 @@ import { readFile } from 'node:fs/promises';
 import { afterAll, expect, test } from '@jest/globals';
 
 let child: ChildProcess | undefined;
-afterAll(() => {
-  child?.kill('SIGTERM');
-});
+/**
+ * Stopped and waited for: a server left shutting down holds the jest worker open (its process and pipes)
+ * past the end of the run, and could still write .local/ while another file reads it.
+ */
+afterAll(async () => {
+  const running = child;
+  if (!running || running.exitCode !== null || running.signalCode !== null) return;
+  const exited = new Promise((resolve) => running.once('exit', resolve));
+  running.kill('SIGTERM');
+  const stuck = setTimeout(() => running.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(stuck);
+}, 20_000);
 
 /** README's `npm start`, as a person runs it: embedded stores, demo, keys printed, demo.json written. */
 test('npm start serves the API with the demo and prints working keys', async () => {
