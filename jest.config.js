@@ -15,4 +15,9 @@ export default {
   // budget minute running out, pip, npm pack, a CLI in a child process), and a third worker keeps the
   // cores busy meanwhile; a fourth only adds contention (docs/contributing.md has the measured runs).
   maxWorkers: 3,
+  // A worker ends holding gigabytes (its files' module registries, the embedded stores' WebAssembly
+  // memories), and freeing them at exit outlasts jest's default grace even when nothing is left open:
+  // jest then kills the worker and blames leaking tests. The bound is a few times that teardown as
+  // measured (docs/contributing.md, "Where the time goes"), so a worker that really hangs is still killed.
+  workerGracefulExitTimeout: 3000,
 };
