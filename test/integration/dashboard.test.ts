@@ -12,17 +12,19 @@ import { debianInstallHint, findDebianBinary } from '../support/debian.js';
  * examples/dashboard, the example a reader copies to draw the figures, against the local stack. Its
  * backend holds the key and proxies the reads (the API sends no CORS headers); the page, opened in
  * headless Chromium (Debian's package; without it the browser tests are skipped, naming the command that
- * installs it), draws visibility per day with its 95% band, rings the day-to-day moves the API flags after
- * the Benjamini–Hochberg correction,
- * colours a change as real only when the API flags it after the Benjamini–Hochberg correction, switches between all, non-branded and branded prompts, lists the
- * competitors with their ranks, the cited sites by category and what changed since the previous run, and
- * says plainly when an analysis was never collected or its extraction is late, at desktop and phone
- * width. The screenshots are the ones docs/figures.md shows.
+ * installs it), draws visibility per day with its 95% band, rings the day-to-day moves and colours a
+ * change as real only when the API flags it after the Benjamini–Hochberg correction, switches between all,
+ * non-branded and branded prompts, lists the competitors with their ranks, the cited sites by category and
+ * what changed since the previous run, and says plainly when an analysis was never collected or its
+ * extraction is late, at desktop and phone width. Its screenshots go to .local/screenshots/ (gitignored):
+ * the demo's dates follow the day it is seeded, so they differ every day. UPDATE_SCREENSHOTS=1 writes
+ * them over the ones docs/figures.md shows.
  */
 
 const root = join(import.meta.dirname, '..', '..');
-const SCREENSHOT = join(root, 'docs', 'images', 'dashboard.png');
-const PHONE_SCREENSHOT = join(root, 'docs', 'images', 'dashboard-phone.png');
+const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS === '1' ? join(root, 'docs', 'images') : join(root, '.local', 'screenshots');
+const SCREENSHOT = join(SCREENSHOTS, 'dashboard.png');
+const PHONE_SCREENSHOT = join(SCREENSHOTS, 'dashboard-phone.png');
 const CHROMIUM_ARGS = [
   '--headless',
   '--no-sandbox',
@@ -181,7 +183,7 @@ describe(`the page in Chromium${SKIPPED}`, () => {
     expect(await page.locator('#subtitle').textContent()).toContain('prompts that do not name the brand');
     await page.click('[data-segment="all"]');
     expect(await page.locator('[data-figure="visibility"]').textContent()).toBe(shown(pooled.value));
-    await mkdir(join(root, 'docs', 'images'), { recursive: true });
+    await mkdir(SCREENSHOTS, { recursive: true });
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
   });
 
