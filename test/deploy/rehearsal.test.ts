@@ -248,6 +248,17 @@ async function call(name: string, event: unknown, stage: StageAddresses = mainSt
   return result;
 }
 
+/** The headers every request of an MCP host carries: the key, JSON, and the two media types the transport takes. */
+const mcpHeaders = (key: string): Record<string, string> => ({
+  authorization: `Bearer ${key}`,
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+});
+
+/** A POST to the MCP function: `message` as JSON, or a string sent as it is (a body that is not JSON). */
+const mcp = (headers: Record<string, string>, message: unknown) =>
+  http('McpFn', 'POST', '/api/v1/mcp', headers, typeof message === 'string' ? message : JSON.stringify(message));
+
 async function http(
   name: string,
   method: string,
@@ -628,23 +639,12 @@ describe('deployment rehearsal: from an empty database to answered calls, throug
   }, 120_000);
 
   test('MCP through the bundle: a body that is not JSON is the SDK’s parse error, an answered JSON-RPC error', async () => {
-    const res = await http(
-      'McpFn',
-      'POST',
-      '/api/v1/mcp',
-      { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      '{"jsonrpc": "2.0", "id": 1, "method": ',
-    );
+    const res = await mcp(mcpHeaders(key), '{"jsonrpc": "2.0", "id": 1, "method": ');
     expect(res.status).toBe(400);
     expect(res.json().error.code).toBe(-32700);
   }, 120_000);
 
   test('MCP tools/call of the figure reads with segments through the bundle: the figures the REST functions serve', async () => {
-    const mcpHeaders = {
-      authorization: `Bearer ${key}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-    };
     const withoutBudget = ({ rate_limit: _, ...rest }: Record<string, unknown>) => rest;
     for (const [tool, fn, path] of [
       ['get_metrics', 'FiguresFn', '/api/v1/analyses/launch/metrics?segments=branded'],
@@ -653,18 +653,12 @@ describe('deployment rehearsal: from an empty database to answered calls, throug
     ] as const) {
       const rest = await http(fn, 'GET', path, { authorization: `Bearer ${key}` });
       expect(rest.status).toBe(200);
-      const called = await http(
-        'McpFn',
-        'POST',
-        '/api/v1/mcp',
-        mcpHeaders,
-        JSON.stringify({
-          jsonrpc: '2.0',
-          id: 3,
-          method: 'tools/call',
-          params: { name: tool, arguments: { analysis: 'launch', segments: 'branded' } },
-        }),
-      );
+      const called = await mcp(mcpHeaders(key), {
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'tools/call',
+        params: { name: tool, arguments: { analysis: 'launch', segments: 'branded' } },
+      });
       expect(called.status).toBe(200);
       const result = called.json().result;
       expect(result.isError).not.toBe(true);
@@ -684,13 +678,7 @@ describe('deployment rehearsal: from an empty database to answered calls, throug
   }, 120_000);
 
   test('MCP tools/list: 200 with one tool per read', async () => {
-    const res = await http(
-      'McpFn',
-      'POST',
-      '/api/v1/mcp',
-      { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-    );
+    const res = await mcp(mcpHeaders(key), { jsonrpc: '2.0', id: 1, method: 'tools/list' });
     expect(res.status).toBe(200);
     expect((res.json().result.tools as unknown[]).length).toBe(reads.length);
   }, 120_000);
@@ -699,34 +687,20 @@ describe('deployment rehearsal: from an empty database to answered calls, throug
     // What a client sends on the wire is UTF-8; the adapter, like API Gateway, decodes it.
     const wire = (s: string) => Buffer.from(s, 'utf8').toString('latin1');
     const headers = {
-      authorization: `Bearer ${key}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
+      ...mcpHeaders(key),
       'cf-ipcity': wire('Łódź'),
       'user-agent': wire('Mozilla/5.0 (ブラウザ) 🚀'),
       'x-forwarded-for': '203.0.113.7',
     };
-    const list = await http('McpFn', 'POST', '/api/v1/mcp', headers, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }));
+    const list = await mcp(headers, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
     expect(list.status).toBe(200);
     expect(list.headers['x-ratelimit-remaining']).toBeUndefined();
-    const called = await http(
-      'McpFn',
-      'POST',
-      '/api/v1/mcp',
-      headers,
-      JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'get_me', arguments: {} } }),
-    );
+    const called = await mcp(headers, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'get_me', arguments: {} } });
     expect(called.status).toBe(200);
     expect(called.json().result.isError).toBeFalsy();
     expect(called.json().result.structuredContent.rate_limit.remaining).toBe(Number(called.headers['x-ratelimit-remaining']));
     // A header the SDK does read, holding what a web Headers object cannot: refused with its name, not a 500.
-    const refused = await http(
-      'McpFn',
-      'POST',
-      '/api/v1/mcp',
-      { ...headers, 'mcp-method': wire('tools/list→') },
-      JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list' }),
-    );
+    const refused = await mcp({ ...headers, 'mcp-method': wire('tools/list→') }, { jsonrpc: '2.0', id: 3, method: 'tools/list' });
     expect(refused.status).toBe(400);
     expect(refused.json().error).toEqual({
       code: -32600,
@@ -741,29 +715,25 @@ describe('deployment rehearsal: from an empty database to answered calls, throug
       'io.modelcontextprotocol/clientCapabilities': {},
     };
     const headers = (method: string, name?: string) => ({
-      authorization: `Bearer ${key}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
+      ...mcpHeaders(key),
       'mcp-protocol-version': '2026-07-28',
       'mcp-method': method,
       ...(name ? { 'mcp-name': name } : {}),
     });
-    const discover = await http(
-      'McpFn',
-      'POST',
-      '/api/v1/mcp',
-      headers('server/discover'),
-      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: envelope } }),
-    );
+    const discover = await mcp(headers('server/discover'), {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'server/discover',
+      params: { _meta: envelope },
+    });
     expect(discover.status).toBe(200);
     expect(discover.json().result.supportedVersions).toEqual(['2026-07-28']);
-    const called = await http(
-      'McpFn',
-      'POST',
-      '/api/v1/mcp',
-      headers('tools/call', 'get_me'),
-      JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'get_me', arguments: {}, _meta: envelope } }),
-    );
+    const called = await mcp(headers('tools/call', 'get_me'), {
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'get_me', arguments: {}, _meta: envelope },
+    });
     expect(called.status).toBe(200);
     expect(called.json().result.structuredContent.rate_limit.remaining).toBe(Number(called.headers['x-ratelimit-remaining']));
   }, 120_000);
@@ -775,8 +745,8 @@ describe('deployment rehearsal: from an empty database to answered calls, throug
       region: REGION,
       credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
     });
-    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-    const list = () => http('McpFn', 'POST', '/api/v1/mcp', headers, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }));
+    const headers = mcpHeaders(key);
+    const list = () => mcp(headers, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
     // The key's own counter item, as the bundle wrote it for the free messages above; then its bound
     // reached for this minute and the next (a call that crosses the minute meets it too).
     const items = (await client.send(new ScanCommand({ TableName: budgetTable }))).Items ?? [];
@@ -784,15 +754,9 @@ describe('deployment rehearsal: from an empty database to answered calls, throug
     expect(counted).toBeDefined();
     const keyId = (counted as string).split('#')[1] as string;
     const perMinute = Number(
-      (
-        await http(
-          'McpFn',
-          'POST',
-          '/api/v1/mcp',
-          headers,
-          JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'get_me', arguments: {} } }),
-        )
-      ).headers['x-ratelimit-limit'],
+      (await mcp(headers, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'get_me', arguments: {} } })).headers[
+        'x-ratelimit-limit'
+      ],
     );
     const ceiling = freeMessageCeiling(perMinute);
     const minute = Math.floor(Date.now() / 60_000);
