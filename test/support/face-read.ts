@@ -4,6 +4,10 @@ import { prepareRead, readContext } from '#shared/reads/execute.js';
 import type { ReadDef } from '#shared/reads/types.js';
 import { lookupCaller } from '#shared/store/caller.js';
 import type { Db } from '#shared/store/db.js';
+import type { Queryable } from '#shared/store/queryable.js';
+
+/** A store's connection (pg or PGlite) as the reads take it: the rows of each statement. */
+export const asDb = (q: Queryable): Db => ({ query: async (text, params) => (await q.query(text, params ?? [])).rows as never });
 
 export type FaceAnswer = { status: 'served'; body: unknown } | { status: number; code: string };
 

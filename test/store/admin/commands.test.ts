@@ -7,13 +7,12 @@ import { AdminUsageError, parseAdminArgs, refusalOf, runAdminCommand } from '#sh
 import { KeyRevoked } from '#shared/errors.js';
 import { fingerprint } from '#shared/keys.js';
 import { lookupCaller } from '#shared/store/caller.js';
-import type { Db } from '#shared/store/db.js';
 import { freshStore, type Store } from '../../../local/pglite.js';
+import { asDb } from '../../support/face-read.js';
 
 let store: Store;
 const admin = (...argv: string[]) => runAdminCommand(store.db, parseAdminArgs(argv));
-const asDb = (s: Store): Db => ({ query: async (text, params) => (await s.db.query(text, params)).rows as never });
-const lookup = (secret: string) => lookupCaller(asDb(store), fingerprint(secret), { lastUsedThrottleSeconds: 0 });
+const lookup = (secret: string) => lookupCaller(asDb(store.db), fingerprint(secret), { lastUsedThrottleSeconds: 0 });
 
 async function refusal(p: Promise<unknown>): Promise<string | undefined> {
   try {
@@ -146,7 +145,7 @@ describe('demo load', () => {
         empty.db,
         parseAdminArgs(['key', 'create', '--workspace', 'acme', '--creator', 'owner@acme.test', '--name', 'demo', '--scope', 'workspace']),
       );
-      const identity = await lookupCaller(asDb(empty), fingerprint((key.result as { secret: string }).secret), {
+      const identity = await lookupCaller(asDb(empty.db), fingerprint((key.result as { secret: string }).secret), {
         lastUsedThrottleSeconds: 0,
       });
       expect(identity.reach.count).toBeGreaterThan(0);

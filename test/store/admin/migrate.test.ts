@@ -10,7 +10,7 @@ import type { Db } from '#shared/store/db.js';
 import type { Queryable } from '#shared/store/queryable.js';
 import { freshStore, type Store } from '../../../local/pglite.js';
 import { EDGE_IDS, EDGE_SECRET, seedFigureEdgesFixture } from '../../fixtures/figure-edges.js';
-import { readAsFace } from '../../support/face-read.js';
+import { asDb, readAsFace } from '../../support/face-read.js';
 import { seededStore } from '../../support/own-store.js';
 
 /**
@@ -46,8 +46,6 @@ let fromEmpty: Store;
 let manifest: DemoManifest;
 let endDate: string;
 let dropped: string;
-
-const asDb = (s: Store): Db => ({ query: async (text, params) => (await s.db.query(text, params ?? [])).rows as never });
 
 async function migrationVersions(): Promise<string[]> {
   return (await readdir(join(SQL_DIR, 'migrations'))).filter((f) => /^\d{3}_/.test(f)).map((f) => f.slice(0, 3));
@@ -147,7 +145,7 @@ async function answer(db: Db, read: ReadDef, secret: string, args: Record<string
 
 /** Every read of the table against one store: each key's own reads, and each analysis its key reaches. */
 async function everyRead(store: Store): Promise<Answered[]> {
-  const db = asDb(store);
+  const db = asDb(store.db);
   const out: Answered[] = [];
   const keys = [...Object.values(manifest.keys), EDGE_SECRET];
   const reached = new Map<string, string>();

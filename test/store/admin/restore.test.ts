@@ -12,7 +12,7 @@ import { fingerprint } from '#shared/keys.js';
 import { getMetrics } from '#shared/reads/figures/metrics.js';
 import { me as getMe } from '#shared/reads/identity/me.js';
 import type { ReadDef } from '#shared/reads/types.js';
-import { readAsFace } from '../../support/face-read.js';
+import { asDb, readAsFace } from '../../support/face-read.js';
 import { scratchDatabase, serverAnswers, withClient } from '../../support/server-db.js';
 
 /**
@@ -79,7 +79,7 @@ async function contents(url: string): Promise<Record<string, string>> {
 /** A read as a face runs it (readAsFace), on a connection of the service's reader role: the served body, or the refusal's code. */
 async function readAs(url: string, secret: string, read: ReadDef, args: Record<string, unknown>): Promise<unknown> {
   return withClient(Object.assign(new URL(url), { username: 'geo_reader' }).toString(), async (c) => {
-    const got = await readAsFace({ query: async (text, params) => (await c.query(text, params ?? [])).rows as never }, read, secret, args);
+    const got = await readAsFace(asDb(c), read, secret, args);
     return got.status === 'served' ? got.body : got.code;
   });
 }
