@@ -1,6 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 
+/**
+ * The PostgreSQL server of the tests that need one of their own databases (two sessions, the server's
+ * tools): DATABASE_URL's when set, else the machine's on 127.0.0.1:5432; each skips, saying so, where
+ * none answers (serverAnswers).
+ */
+export const TEST_SERVER_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
 /** `fn` on one connection to `url`, closed whatever it does. */
 export async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });

@@ -13,7 +13,7 @@ import { getMetrics } from '#shared/reads/figures/metrics.js';
 import { me as getMe } from '#shared/reads/identity/me.js';
 import type { ReadDef } from '#shared/reads/types.js';
 import { asDb, readAsFace } from '../../support/face-read.js';
-import { scratchDatabase, serverAnswers, withClient } from '../../support/server-db.js';
+import { scratchDatabase, serverAnswers, TEST_SERVER_URL, withClient } from '../../support/server-db.js';
 
 /**
  * The data copy of the runbook's restore (docs/runbook-rollback.md, "Restoring the store from a
@@ -30,7 +30,6 @@ import { scratchDatabase, serverAnswers, withClient } from '../../support/server
  * PostgreSQL server, the tests are skipped with a message saying so. It imports nothing of the local stack,
  * so CI's pass against the server does not run it again: it reaches the server in every pass.
  */
-const SERVER = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const RUNBOOK = fileURLToPath(new URL('../../../docs/runbook-rollback.md', import.meta.url));
 
 /** The shell block of step 4: the one that dumps the restored store and loads it into the stage. */
@@ -109,18 +108,18 @@ describe('the runbook’s data copy from a restored store into a stage (PostgreS
       console.warn(`restore: ${missing.join(', ')} not found (Debian: apt-get install postgresql-client); the copy is not rehearsed`);
       return;
     }
-    if (!(await serverAnswers(SERVER))) {
-      console.warn(`restore: no PostgreSQL server at ${new URL(SERVER).host}; the copy is not rehearsed`);
+    if (!(await serverAnswers(TEST_SERVER_URL))) {
+      console.warn(`restore: no PostgreSQL server at ${new URL(TEST_SERVER_URL).host}; the copy is not rehearsed`);
       return;
     }
     // The stage starts as a copy of the snapshot's database (the same store before the bad change).
-    const restored = await scratchDatabase(SERVER, 'geo_restored');
+    const restored = await scratchDatabase(TEST_SERVER_URL, 'geo_restored');
     drops = [restored.drop];
     manifest = await withClient(restored.url, async (c) => {
       await migrate(c);
       return seedDemo(c);
     });
-    const stage = await scratchDatabase(SERVER, 'geo_stage', restored.name);
+    const stage = await scratchDatabase(TEST_SERVER_URL, 'geo_stage', restored.name);
     drops.push(stage.drop);
     urls = { restored: restored.url, stage: stage.url };
     snapshot = await contents(urls.restored);

@@ -5,7 +5,7 @@ import { migrate } from '#shared/admin/migrate.js';
 import type { VerifyOutcome } from '#shared/admin/verify-aggregates.js';
 import type { Queryable } from '#shared/store/queryable.js';
 import { freshStore, type Store } from '../../../local/pglite.js';
-import { scratchDatabase, serverAnswers } from '../../support/server-db.js';
+import { scratchDatabase, serverAnswers, TEST_SERVER_URL } from '../../support/server-db.js';
 import { DRIFT, removeAnswer, servedAndRaw, writeDriftData } from '../sql/aggregate-drift.js';
 
 /**
@@ -170,17 +170,16 @@ describe('verify-aggregates', () => {
  * its own), where two sessions can finish the same run at once: the brands per prompt converge on the raw
  * rows as the other grains do. Skipped, saying so, where no server answers.
  */
-const SERVER = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 describe('verify-aggregates on the PostgreSQL server', () => {
   let db: { url: string; drop(): Promise<void> } | undefined;
   let owner: pg.Client | undefined;
 
   beforeAll(async () => {
-    if (!(await serverAnswers(SERVER))) {
-      console.warn(`verify-aggregates: no PostgreSQL server at ${new URL(SERVER).host}; the two-session test is skipped`);
+    if (!(await serverAnswers(TEST_SERVER_URL))) {
+      console.warn(`verify-aggregates: no PostgreSQL server at ${new URL(TEST_SERVER_URL).host}; the two-session test is skipped`);
       return;
     }
-    db = await scratchDatabase(SERVER, 'geo_verify');
+    db = await scratchDatabase(TEST_SERVER_URL, 'geo_verify');
     owner = new pg.Client({ connectionString: db.url });
     await owner.connect();
     await migrate(owner);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import pg from 'pg';
 import { migrate } from '#shared/admin/migrate.js';
 import { freshStore, type Store } from '../../../local/pglite.js';
-import { scratchDatabase, serverAnswers, withClient } from '../../support/server-db.js';
+import { scratchDatabase, serverAnswers, TEST_SERVER_URL, withClient } from '../../support/server-db.js';
 import { DRIFT, removeAnswer, servedAndRaw, writeDriftData } from './aggregate-drift.js';
 
 /**
@@ -13,7 +13,6 @@ import { DRIFT, removeAnswer, servedAndRaw, writeDriftData } from './aggregate-d
  * runs, so two batches sharing analyses wait rather than deadlock. The last two need two sessions, so the
  * PostgreSQL server (PGlite serves one connection): skipped, saying so, where none answers.
  */
-const SERVER = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 let store: Store;
 
@@ -91,11 +90,11 @@ describe('two finishes of the same run at once (PostgreSQL server)', () => {
   let db: { url: string; drop(): Promise<void> } | undefined;
 
   beforeAll(async () => {
-    if (!(await serverAnswers(SERVER))) {
-      console.warn(`settled-aggregates: no PostgreSQL server at ${new URL(SERVER).host}; the two-session test is skipped`);
+    if (!(await serverAnswers(TEST_SERVER_URL))) {
+      console.warn(`settled-aggregates: no PostgreSQL server at ${new URL(TEST_SERVER_URL).host}; the two-session test is skipped`);
       return;
     }
-    db = await scratchDatabase(SERVER, 'geo_settle');
+    db = await scratchDatabase(TEST_SERVER_URL, 'geo_settle');
     await withClient(db.url, async (owner) => {
       await migrate(owner);
       await writeDriftData(owner);
