@@ -8,6 +8,8 @@ export default {
   moduleNameMapper: { '^#shared/(.*)\\.js$': '<rootDir>/shared/$1', '^(\\.{1,2}/.*)\\.js$': '$1' },
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   globalSetup: '<rootDir>/test/support/global-setup.mjs',
+  // Files that mostly wait on the clock start before the rest (test/support/sequencer.mjs says why).
+  testSequencer: '<rootDir>/test/support/sequencer.mjs',
   globalTeardown: '<rootDir>/test/support/global-teardown.mjs',
   setupFiles: ['<rootDir>/test/support/env.ts'],
   testTimeout: 60000,

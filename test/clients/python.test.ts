@@ -9,6 +9,7 @@ import { freshVenv, PYTHON_CLIENT, type PythonVenv, pythonUnavailable, runPython
  * read, paging through the largest analysis, each refusal as its typed error, a small budget waited out.
  * The APIs are started here and passed by environment (GEO_BASE_URL, the demo keys and slugs), as a
  * user's program gets them.
+ * @starts-first: its suite waits a budget minute out (test/support/sequencer.mjs).
  */
 const unavailable = pythonUnavailable();
 if (unavailable) console.warn(`test/clients/python.test.ts skipped: ${unavailable}`);

@@ -7,6 +7,7 @@ import { awayFromMinuteEdge, manifest, startTestApi } from '../support/api.js';
  * The small-budget demo key (5 calls a minute, shared with small_budget_2): once the minute's calls are
  * spent, the client waits the Retry-After the API states and then succeeds. In a file of its own, since the
  * wait runs to the end of the budget's minute (up to a minute) and jest runs files side by side.
+ * @starts-first: its wait overlaps the other files' work (test/support/sequencer.mjs).
  */
 describe('the client under a spent budget', () => {
   let api: LocalApi;
