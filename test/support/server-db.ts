@@ -57,3 +57,18 @@ export async function scratchDatabase(
   url.pathname = `/${name}`;
   return { name, url: url.toString(), drop: () => onServer(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
+
+/**
+ * Returns once the session `pid` is seen waiting on a lock, as `observer` polls pg_stat_activity: a test of
+ * two sessions holds the first one's commit until the second is blocked behind it.
+ */
+export async function untilWaitingOnLock(observer: pg.Client, pid: number | undefined): Promise<void> {
+  for (;;) {
+    const { rows } = await observer.query<{ waiting: boolean }>(
+      `SELECT wait_event_type = 'Lock' AS waiting FROM pg_stat_activity WHERE pid = $1`,
+      [pid],
+    );
+    if (rows[0]?.waiting) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

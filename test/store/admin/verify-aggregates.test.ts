@@ -5,7 +5,7 @@ import { migrate } from '#shared/admin/migrate.js';
 import type { VerifyOutcome } from '#shared/admin/verify-aggregates.js';
 import type { Queryable } from '#shared/store/queryable.js';
 import { freshStore, type Store } from '../../../local/pglite.js';
-import { scratchDatabase, serverAnswers, TEST_SERVER_URL } from '../../support/server-db.js';
+import { scratchDatabase, serverAnswers, TEST_SERVER_URL, untilWaitingOnLock } from '../../support/server-db.js';
 import { DRIFT, removeAnswer, servedAndRaw, writeDriftData } from '../sql/aggregate-drift.js';
 
 /**
@@ -202,14 +202,7 @@ describe('verify-aggregates on the PostgreSQL server', () => {
       await two.query('BEGIN');
       const second = two.query(`SELECT finish_run_extraction('${DRIFT.run(12)}')`).then(() => two.query('COMMIT'));
       // The first session commits once the second is seen waiting for the analysis's lock.
-      for (;;) {
-        const { rows } = await owner.query<{ waiting: boolean }>(
-          `SELECT wait_event_type = 'Lock' AS waiting FROM pg_stat_activity WHERE pid = $1`,
-          [pid],
-        );
-        if (rows[0]?.waiting) break;
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      await untilWaitingOnLock(owner, pid);
       await owner.query('COMMIT');
       await second;
     } finally {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import pg from 'pg';
 import { migrate } from '#shared/admin/migrate.js';
 import { freshStore, type Store } from '../../../local/pglite.js';
-import { scratchDatabase, serverAnswers, TEST_SERVER_URL, withClient } from '../../support/server-db.js';
+import { scratchDatabase, serverAnswers, TEST_SERVER_URL, untilWaitingOnLock, withClient } from '../../support/server-db.js';
 import { DRIFT, removeAnswer, servedAndRaw, writeDriftData } from './aggregate-drift.js';
 
 /**
@@ -132,14 +132,7 @@ describe('two finishes of the same run at once (PostgreSQL server)', () => {
       await two.query('BEGIN');
       const second = two.query(`SELECT finish_run_extraction('${DRIFT.run(12)}')`).then(() => two.query('COMMIT'));
       // Until session 2 is seen waiting on a lock, session 1 holds off its commit.
-      for (;;) {
-        const { rows } = await one.query<{ waiting: boolean }>(
-          `SELECT wait_event_type = 'Lock' AS waiting FROM pg_stat_activity WHERE pid = $1`,
-          [pid],
-        );
-        if (rows[0]?.waiting) break;
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      await untilWaitingOnLock(one, pid);
       await one.query('COMMIT');
       await second;
       const after = await servedAndRaw(one);
