@@ -6,18 +6,18 @@
 -- docs/contributing.md, "The store's SQL".
 
 -- list_prompts: the prompt catalogue, each prompt with whether it names the tracked brand
--- (fig_prompt_branded: the pipeline's classification, else the rule over fig_brand_names, read once per call).
+-- (fig_prompt_branded: the pipeline's classification, else the rule over the analysis's names, read and folded once per call).
 CREATE OR REPLACE FUNCTION api_prompt_catalog(p_analysis uuid)
 RETURNS TABLE (id uuid, text text, group_id uuid, group_name text, language text, created_at timestamptz,
                branded boolean, branded_source text)
 LANGUAGE plpgsql STABLE AS $$
 #variable_conflict use_column
 DECLARE
-  names text[] := fig_brand_names(p_analysis);
+  patterns text[] := fig_name_patterns(fig_brand_names(p_analysis));
 BEGIN
   RETURN QUERY
   SELECT p.id, p.text, p.group_id, g.name, p.language, p.created_at,
-         fig_prompt_branded(p.branded, p.text, names),
+         fig_prompt_branded(p.branded, p.text, patterns),
          fig_prompt_branded_source(p.branded)
     FROM prompts p LEFT JOIN prompt_groups g ON g.id = p.group_id
    WHERE p.analysis_id = p_analysis
@@ -34,12 +34,12 @@ RETURNS TABLE (total integer, id uuid, text text, group_id uuid, group_name text
 LANGUAGE plpgsql STABLE AS $$
 #variable_conflict use_column
 DECLARE
-  names text[] := fig_brand_names(p_analysis);
+  patterns text[] := fig_name_patterns(fig_brand_names(p_analysis));
 BEGIN
   RETURN QUERY
   SELECT coalesce((SELECT t.n FROM prompt_totals t WHERE t.analysis_id = p_analysis), 0),
          p.id, p.text, p.group_id, g.name, p.language, p.created_at,
-         CASE WHEN p.id IS NULL THEN NULL ELSE fig_prompt_branded(p.branded, p.text, names) END,
+         CASE WHEN p.id IS NULL THEN NULL ELSE fig_prompt_branded(p.branded, p.text, patterns) END,
          CASE WHEN p.id IS NULL THEN NULL ELSE fig_prompt_branded_source(p.branded) END
     FROM (SELECT 1) one
     LEFT JOIN (SELECT k.id FROM prompts k WHERE k.analysis_id = p_analysis

@@ -318,12 +318,24 @@ BEGIN
   RETURN (SELECT b.name || a.brand_aliases FROM analyses a JOIN brands b ON b.id = a.brand_id WHERE a.id = p_analysis);
 END $$;
 
+-- Names as the reads match them (callers pass fig_brand_names, once per call): each folded once (fig_fold)
+-- and written as a LIKE pattern of the folded name between spaces, names that fold to nothing left out.
+-- fig_branded_rule folds every name again for each prompt it tests, which cost a read more than folding
+-- the prompts themselves. A folded string holds only letters, digits and single spaces, so no pattern
+-- carries a LIKE wildcard or escape of the name's own.
+CREATE OR REPLACE FUNCTION fig_name_patterns(p_names text[]) RETURNS text[] LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT coalesce(array_agg(DISTINCT '% ' || x.folded || ' %'), '{}')
+    FROM (SELECT fig_fold(n.name) AS folded FROM unnest(p_names) n (name)) x
+   WHERE x.folded <> ''
+$$;
+
 -- Whether a prompt is branded: as the pipeline classified it (prompts.branded) when it did, else by the
--- rule over the analysis's names (fig_brand_names, read once per call by the caller); and which of the two
--- said so (branded_source). SQL functions, inlined where used.
-CREATE OR REPLACE FUNCTION fig_prompt_branded(p_branded boolean, p_text text, p_names text[]) RETURNS boolean
+-- rule of fig_branded_rule over the analysis's names (as fig_name_patterns makes them, once per call by
+-- the caller: the prompt's folded text between spaces holds one of them); and which of the two said so
+-- (branded_source). SQL functions, inlined where used.
+CREATE OR REPLACE FUNCTION fig_prompt_branded(p_branded boolean, p_text text, p_patterns text[]) RETURNS boolean
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-  SELECT coalesce(p_branded, fig_branded_rule(p_text, p_names))
+  SELECT coalesce(p_branded, ' ' || fig_fold(p_text) || ' ' LIKE ANY (p_patterns), false)
 $$;
 
 CREATE OR REPLACE FUNCTION fig_prompt_branded_source(p_branded boolean) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
@@ -334,11 +346,11 @@ $$;
 -- lists, so a read that asks for several of them classifies the catalogue once.
 CREATE OR REPLACE FUNCTION fig_prompt_kinds(p_analysis uuid, OUT branded uuid[], OUT other uuid[]) LANGUAGE plpgsql STABLE AS $$
 DECLARE
-  names text[] := fig_brand_names(p_analysis);
+  patterns text[] := fig_name_patterns(fig_brand_names(p_analysis));
 BEGIN
   SELECT coalesce(array_agg(c.id) FILTER (WHERE c.branded), '{}'), coalesce(array_agg(c.id) FILTER (WHERE NOT c.branded), '{}')
     INTO branded, other
-    FROM (SELECT p.id, fig_prompt_branded(p.branded, p.text, names) AS branded
+    FROM (SELECT p.id, fig_prompt_branded(p.branded, p.text, patterns) AS branded
             FROM prompts p WHERE p.analysis_id = p_analysis) c;
 END $$;
 
@@ -574,7 +586,7 @@ LANGUAGE plpgsql STABLE AS $$
 DECLARE
   w fig_window;
   ids uuid[];
-  names text[] := fig_brand_names(p_analysis);
+  patterns text[] := fig_name_patterns(fig_brand_names(p_analysis));
 BEGIN
   IF NOT p_none AND NOT EXISTS (SELECT 1 FROM prompt_groups g WHERE g.analysis_id = p_analysis AND g.id = p_group) THEN
     RETURN json_build_object('found', false);
@@ -599,7 +611,7 @@ BEGIN
                           AND c.group_key = CASE WHEN p_none THEN '00000000-0000-0000-0000-000000000000'::uuid ELSE p_group END), 0),
     -- branded: the pipeline's, else the rule's (as api_prompt_catalog says it).
     'prompts', (SELECT coalesce(json_agg(json_build_object('id', p.id, 'text', p.text, 'language', p.language,
-                                                           'branded', fig_prompt_branded(p.branded, p.text, names),
+                                                           'branded', fig_prompt_branded(p.branded, p.text, patterns),
                                                            'branded_source', fig_prompt_branded_source(p.branded))
                                          ORDER BY p.created_at, p.id), '[]')
                   FROM prompts p WHERE p.id = ANY (ids)),
