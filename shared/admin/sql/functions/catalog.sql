@@ -6,7 +6,8 @@
 -- docs/contributing.md, "The store's SQL".
 
 -- list_prompts: the prompt catalogue, each prompt with whether it names the tracked brand
--- (fig_prompt_branded: the pipeline's classification, else the rule over the analysis's names, read and folded once per call).
+-- (fig_prompt_branded: the pipeline's classification, else the rule over the analysis's names, read and
+-- folded once per call).
 CREATE OR REPLACE FUNCTION api_prompt_catalog(p_analysis uuid)
 RETURNS TABLE (id uuid, text text, group_id uuid, group_name text, language text, created_at timestamptz,
                branded boolean, branded_source text)
