@@ -14,7 +14,7 @@ RETURNS TABLE (id uuid, text text, group_id uuid, group_name text, language text
 LANGUAGE plpgsql STABLE AS $$
 #variable_conflict use_column
 DECLARE
-  patterns text[] := fig_name_patterns(fig_brand_names(p_analysis));
+  patterns text[] := fig_brand_patterns(p_analysis);
 BEGIN
   RETURN QUERY
   SELECT p.id, p.text, p.group_id, g.name, p.language, p.created_at,
@@ -35,7 +35,7 @@ RETURNS TABLE (total integer, id uuid, text text, group_id uuid, group_name text
 LANGUAGE plpgsql STABLE AS $$
 #variable_conflict use_column
 DECLARE
-  patterns text[] := fig_name_patterns(fig_brand_names(p_analysis));
+  patterns text[] := fig_brand_patterns(p_analysis);
 BEGIN
   RETURN QUERY
   SELECT coalesce((SELECT t.n FROM prompt_totals t WHERE t.analysis_id = p_analysis), 0),

@@ -318,19 +318,24 @@ BEGIN
   RETURN (SELECT b.name || a.brand_aliases FROM analyses a JOIN brands b ON b.id = a.brand_id WHERE a.id = p_analysis);
 END $$;
 
--- Names as the reads match them (callers pass fig_brand_names, once per call): each folded once (fig_fold)
--- and written as a LIKE pattern of the folded name between spaces, names that fold to nothing left out.
--- fig_branded_rule folds every name again for each prompt it tests, which cost a read more than folding
--- the prompts themselves. A folded string holds only letters, digits and single spaces, so no pattern
--- carries a LIKE wildcard or escape of the name's own.
+-- Names as the reads match them: each folded once (fig_fold) and written as a LIKE pattern of the folded
+-- name between spaces, names that fold to nothing left out. fig_branded_rule folds every name again for
+-- each prompt it tests, which cost a read more than folding the prompts themselves. A folded string holds
+-- only letters, digits and single spaces, so no pattern carries a LIKE wildcard or escape of the name's own.
 CREATE OR REPLACE FUNCTION fig_name_patterns(p_names text[]) RETURNS text[] LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   SELECT coalesce(array_agg(DISTINCT '% ' || x.folded || ' %'), '{}')
     FROM (SELECT fig_fold(n.name) AS folded FROM unnest(p_names) n (name)) x
    WHERE x.folded <> ''
 $$;
 
+-- An analysis's names (fig_brand_names) as the reads match them (fig_name_patterns): what a read that
+-- classifies prompts computes once per call.
+CREATE OR REPLACE FUNCTION fig_brand_patterns(p_analysis uuid) RETURNS text[] LANGUAGE sql STABLE AS $$
+  SELECT fig_name_patterns(fig_brand_names(p_analysis))
+$$;
+
 -- Whether a prompt is branded: as the pipeline classified it (prompts.branded) when it did, else by the
--- rule of fig_branded_rule over the analysis's names (as fig_name_patterns makes them, once per call by
+-- rule of fig_branded_rule over the analysis's names (as fig_brand_patterns gives them, once per call by
 -- the caller: the prompt's folded text between spaces holds one of them); and which of the two said so
 -- (branded_source). SQL functions, inlined where used.
 CREATE OR REPLACE FUNCTION fig_prompt_branded(p_branded boolean, p_text text, p_patterns text[]) RETURNS boolean
@@ -346,7 +351,7 @@ $$;
 -- lists, so a read that asks for several of them classifies the catalogue once.
 CREATE OR REPLACE FUNCTION fig_prompt_kinds(p_analysis uuid, OUT branded uuid[], OUT other uuid[]) LANGUAGE plpgsql STABLE AS $$
 DECLARE
-  patterns text[] := fig_name_patterns(fig_brand_names(p_analysis));
+  patterns text[] := fig_brand_patterns(p_analysis);
 BEGIN
   SELECT coalesce(array_agg(c.id) FILTER (WHERE c.branded), '{}'), coalesce(array_agg(c.id) FILTER (WHERE NOT c.branded), '{}')
     INTO branded, other
@@ -586,7 +591,7 @@ LANGUAGE plpgsql STABLE AS $$
 DECLARE
   w fig_window;
   ids uuid[];
-  patterns text[] := fig_name_patterns(fig_brand_names(p_analysis));
+  patterns text[] := fig_brand_patterns(p_analysis);
 BEGIN
   IF NOT p_none AND NOT EXISTS (SELECT 1 FROM prompt_groups g WHERE g.analysis_id = p_analysis AND g.id = p_group) THEN
     RETURN json_build_object('found', false);
