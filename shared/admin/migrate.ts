@@ -44,52 +44,64 @@ async function inTransaction(db: Queryable, work: () => Promise<void>): Promise<
   }
 }
 
+async function applyFunctionFiles(db: Queryable, dir: string): Promise<string[]> {
+  const functions = join(dir, 'functions');
+  const files = await sqlFiles(functions, /^[a-z0-9-]+\.sql$/);
+  for (const file of files) {
+    try {
+      await db.query(await readFile(join(functions, file), 'utf8'));
+    } catch (err) {
+      throw new Error(`functions/${file} failed: ${(err as Error).message}`);
+    }
+  }
+  return files;
+}
+
 /**
  * Every read function, applied whole in one transaction (a file that fails leaves the previous
  * definitions in place). Applying them again changes nothing.
  */
 export async function applyReadFunctions(db: Queryable, dir = SQL_DIR): Promise<string[]> {
-  const functions = join(dir, 'functions');
-  const files = await sqlFiles(functions, /^[a-z0-9-]+\.sql$/);
+  let files: string[] = [];
   await inTransaction(db, async () => {
-    for (const file of files) {
-      try {
-        await db.query(await readFile(join(functions, file), 'utf8'));
-      } catch (err) {
-        throw new Error(`functions/${file} failed: ${(err as Error).message}`);
-      }
-    }
+    files = await applyFunctionFiles(db, dir);
   });
   return files;
 }
 
 /**
- * Applies the migrations not yet applied, in file-name order, each in its own transaction, then the read
- * functions, then (re)grants the read-only role. Runs as an owner role, never as the service. Returns the
- * migrations it applied.
+ * Applies the migrations not yet applied, in file-name order, then the read functions, then (re)grants the
+ * read-only role, all in one transaction. The service reads while a deployment migrates: a migration that
+ * drops or changes a function the previous read functions call would break every read between its commit
+ * and the functions' one, and a function created without its grant would refuse the service. In one
+ * transaction a read sees the store before the run or after it, and a run that fails anywhere leaves the
+ * store as it was (its locks held until the end is the price: a read waits, it does not fail). Runs as an
+ * owner role, never as the service. Returns the migrations it applied.
  */
 export async function migrate(db: Queryable, opts: MigrateOptions = {}): Promise<string[]> {
   const dir = opts.dir ?? SQL_DIR;
   const migrations = join(dir, 'migrations');
   await db.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
     version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
-  const done = new Set((await db.query<{ version: string }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version));
   const applied: string[] = [];
-  for (const file of await sqlFiles(migrations, MIGRATION_FILE)) {
-    const version = file.slice(0, 3);
-    if (done.has(version) || (opts.through !== undefined && version > opts.through)) continue;
-    const sql = await readFile(join(migrations, file), 'utf8');
-    try {
-      await inTransaction(db, async () => {
-        await db.query(sql);
-        await db.query('INSERT INTO schema_migrations (version) VALUES ($1)', [version]);
-      });
-    } catch (err) {
-      throw new Error(`migration ${file} failed: ${(err as Error).message}`);
+  await inTransaction(db, async () => {
+    // Two runs at once (a deployment and an operator's CLI) take turns: the second reads what the first
+    // applied once the first has committed.
+    await db.query('LOCK TABLE schema_migrations IN EXCLUSIVE MODE');
+    const done = new Set((await db.query<{ version: string }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version));
+    for (const file of await sqlFiles(migrations, MIGRATION_FILE)) {
+      const version = file.slice(0, 3);
+      if (done.has(version) || (opts.through !== undefined && version > opts.through)) continue;
+      try {
+        await db.query(await readFile(join(migrations, file), 'utf8'));
+      } catch (err) {
+        throw new Error(`migration ${file} failed: ${(err as Error).message}`);
+      }
+      await db.query('INSERT INTO schema_migrations (version) VALUES ($1)', [version]);
+      applied.push(file);
     }
-    applied.push(file);
-  }
-  if (opts.through === undefined) await applyReadFunctions(db, dir);
-  await db.query(await readFile(join(dir, 'grants.sql'), 'utf8'));
+    if (opts.through === undefined) await applyFunctionFiles(db, dir);
+    await db.query(await readFile(join(dir, 'grants.sql'), 'utf8'));
+  });
   return applied;
 }

@@ -1,4 +1,5 @@
-import { readdir } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { type DemoManifest, seedDemo, seedDemoFiguresV3 } from '#shared/admin/demo.js';
@@ -12,6 +13,7 @@ import { freshStore, type Store } from '../../../local/pglite.js';
 import { EDGE_IDS, EDGE_SECRET, seedFigureEdgesFixture } from '../../fixtures/figure-edges.js';
 import { asDb, readAsFace } from '../../support/face-read.js';
 import { seededStore } from '../../support/own-store.js';
+import { scratchDatabase, serverAnswers, TEST_SERVER_URL, untilWaitingOnLock, withClient } from '../../support/server-db.js';
 
 /**
  * The store's SQL reaches the same store by both roads a store takes. One store is migrated step by step
@@ -260,6 +262,98 @@ describe('a store migrated step by step from 001 and one migrated from empty', (
     expect((await applyReadFunctions(stepwise.db)).length).toBeGreaterThan(0);
     expect(await migrate(stepwise.db)).toEqual([]);
     expect(await schemaOf(stepwise.db)).toEqual(before);
+  });
+});
+
+describe('a migrate run is one transaction', () => {
+  /** A copy of the store's SQL with the given files added, in a folder of its own. */
+  async function sqlWith(files: Record<string, string>): Promise<string> {
+    const dir = await mkdtemp(join(tmpdir(), 'geo-sql-'));
+    await cp(SQL_DIR, dir, { recursive: true });
+    for (const [file, sql] of Object.entries(files)) await writeFile(join(dir, file), sql);
+    return dir;
+  }
+  const probe = async () =>
+    (
+      await fromEmpty.db.query<{ table: string | null; versions: string[] }>(
+        `SELECT to_regclass('migrate_probe')::text AS table,
+                (SELECT coalesce(array_agg(version ORDER BY version), '{}') FROM schema_migrations WHERE version >= '900') AS versions`,
+      )
+    ).rows[0];
+
+  test('a migration that fails undoes the migrations applied before it in the same run', async () => {
+    const dir = await sqlWith({
+      'migrations/900_probe.sql': 'CREATE TABLE migrate_probe (x int);',
+      'migrations/901_fails.sql': 'SELECT 1 / 0;',
+    });
+    await expect(migrate(fromEmpty.db, { dir })).rejects.toThrow(/^migration 901_fails\.sql failed: division by zero/);
+    expect(await probe()).toEqual({ table: null, versions: [] });
+    await rm(dir, { recursive: true });
+  });
+
+  test('read functions that fail undo the run’s migrations: the store never holds one without the other', async () => {
+    const dir = await sqlWith({
+      'migrations/900_probe.sql': 'CREATE TABLE migrate_probe (x int);',
+      'functions/zz-fails.sql': 'SELECT 1 / 0;',
+    });
+    await expect(migrate(fromEmpty.db, { dir })).rejects.toThrow(/^functions\/zz-fails\.sql failed: division by zero/);
+    expect(await probe()).toEqual({ table: null, versions: [] });
+    await rm(dir, { recursive: true });
+  });
+
+  test('a run that succeeds applies the migration, its record, the functions and the grants together', async () => {
+    const dir = await sqlWith({ 'migrations/900_probe.sql': 'CREATE TABLE migrate_probe (x int);' });
+    expect(await migrate(fromEmpty.db, { dir })).toEqual(['900_probe.sql']);
+    expect(await probe()).toEqual({ table: 'migrate_probe', versions: ['900'] });
+    const granted = await fromEmpty.db.query(
+      `SELECT 1 FROM information_schema.role_table_grants WHERE grantee = 'geo_reader' AND table_name = 'migrate_probe'`,
+    );
+    expect(granted.rows).toHaveLength(1);
+    await fromEmpty.db.query(`DROP TABLE migrate_probe; DELETE FROM schema_migrations WHERE version = '900'`);
+    await rm(dir, { recursive: true });
+  });
+});
+
+describe('a read while a deployment migrates (PostgreSQL server)', () => {
+  let db: { url: string; drop(): Promise<void> } | undefined;
+
+  beforeAll(async () => {
+    if (!(await serverAnswers(TEST_SERVER_URL))) {
+      console.warn(`migrate: no PostgreSQL server at ${new URL(TEST_SERVER_URL).host}; the test of a read during a migration is skipped`);
+      return;
+    }
+    db = await scratchDatabase(TEST_SERVER_URL, 'geo_migrate');
+    await withClient(db.url, (owner) => migrate(owner));
+  }, 120_000);
+
+  afterAll(() => db?.drop());
+
+  test('sees the functions before the run or after it, never a migration without its functions', async () => {
+    if (!db) return;
+    const { url } = db;
+    // A migration drops a function the read functions call and define again, as 021 did; the run then
+    // stops in its functions, behind a lock the test holds, while another session reads.
+    const dir = await mkdtemp(join(tmpdir(), 'geo-sql-'));
+    await cp(SQL_DIR, dir, { recursive: true });
+    await writeFile(join(dir, 'migrations/900_swap.sql'), 'DROP FUNCTION fig_name_patterns(text[]);');
+    await writeFile(join(dir, 'functions/zz-gate.sql'), 'LOCK TABLE migrate_gate IN ACCESS SHARE MODE;');
+    await withClient(url, async (gate) => {
+      await gate.query('CREATE TABLE migrate_gate (x int)');
+      await gate.query('BEGIN');
+      await gate.query('LOCK TABLE migrate_gate IN ACCESS EXCLUSIVE MODE');
+      await withClient(url, async (migrator) => {
+        const pid = (await migrator.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid;
+        const run = migrate(migrator, { dir });
+        await untilWaitingOnLock(gate, pid);
+        const read = await withClient(url, (reader) => reader.query<{ p: string[] }>(`SELECT fig_name_patterns(ARRAY['Acme Café']) AS p`));
+        expect(read.rows).toEqual([{ p: ['% acme cafe %'] }]);
+        await gate.query('COMMIT');
+        expect(await run).toEqual(['900_swap.sql']);
+      });
+      const after = await gate.query<{ p: string[] }>(`SELECT fig_name_patterns(ARRAY['Acme Café']) AS p`);
+      expect(after.rows).toEqual([{ p: ['% acme cafe %'] }]);
+    });
+    await rm(dir, { recursive: true });
   });
 });
 
