@@ -121,7 +121,9 @@ export function migrateHandler(deps: MigrateDeps) {
 
     const client = await connect(deps);
     try {
-      const applied = await migrate(client);
+      const applied = await migrate(client, {
+        onLockWait: (attempt, err) => logger.warn('migrate waited too long for a lock, trying again', { attempt, error: err.message }),
+      });
       // rds_iam exists on RDS only, so it cannot live in grants.sql (which also runs on local PostgreSQL).
       // readerUser is a plain identifier: the configuration refuses anything else.
       await client.query(`GRANT rds_iam TO ${deps.config.readerUser}`);

@@ -27,6 +27,33 @@ export interface MigrateOptions {
    * version, for a test that writes data before a later migration's backfill.
    */
   through?: string;
+  /** How long one attempt waits for any lock before giving up (default LOCK_WAIT_MS). */
+  lockWaitMs?: number;
+  /** Attempts before a run that keeps waiting for locks fails (default LOCK_ATTEMPTS). */
+  attempts?: number;
+  /** The pause between two attempts (default LOCK_PAUSE_MS). */
+  pauseMs?: number;
+  /** Told each time an attempt gave up on a lock, before the pause. */
+  onLockWait?: (attempt: number, err: Error) => void | Promise<void>;
+}
+
+/**
+ * A migration that alters a table waits for every transaction using it (a pipeline's long load), and
+ * while it waits every read of that table queues behind it: the service would stall for as long as the
+ * other transaction lasts. So an attempt waits for a lock this long at most, gives up (the whole run
+ * rolls back), and tries again after a pause; the attempts together stay well within the migrate
+ * function's timeout.
+ */
+const LOCK_WAIT_MS = 5_000;
+const LOCK_ATTEMPTS = 6;
+const LOCK_PAUSE_MS = 5_000;
+
+/** PostgreSQL's lock_not_available, which a lock wait past lock_timeout raises. */
+const LOCK_NOT_AVAILABLE = '55P03';
+
+function isLockWait(err: unknown): boolean {
+  for (let e: unknown = err; e instanceof Error; e = e.cause) if ((e as { code?: unknown }).code === LOCK_NOT_AVAILABLE) return true;
+  return false;
 }
 
 async function sqlFiles(dir: string, pattern: RegExp): Promise<string[]> {
@@ -51,7 +78,7 @@ async function applyFunctionFiles(db: Queryable, dir: string): Promise<string[]>
     try {
       await db.query(await readFile(join(functions, file), 'utf8'));
     } catch (err) {
-      throw new Error(`functions/${file} failed: ${(err as Error).message}`);
+      throw new Error(`functions/${file} failed: ${(err as Error).message}`, { cause: err });
     }
   }
   return files;
@@ -75,16 +102,37 @@ export async function applyReadFunctions(db: Queryable, dir = SQL_DIR): Promise<
  * drops or changes a function the previous read functions call would break every read between its commit
  * and the functions' one, and a function created without its grant would refuse the service. In one
  * transaction a read sees the store before the run or after it, and a run that fails anywhere leaves the
- * store as it was (its locks held until the end is the price: a read waits, it does not fail). Runs as an
- * owner role, never as the service. Returns the migrations it applied.
+ * store as it was (its locks held until the end is the price: a read waits, it does not fail). A run that
+ * waits too long for a lock gives up and starts again (LOCK_WAIT_MS). Runs as an owner role, never as the
+ * service. Returns the migrations it applied.
  */
 export async function migrate(db: Queryable, opts: MigrateOptions = {}): Promise<string[]> {
+  const attempts = opts.attempts ?? LOCK_ATTEMPTS;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await migrateOnce(db, opts);
+    } catch (err) {
+      if (!isLockWait(err)) throw err;
+      if (attempt >= attempts)
+        throw new Error(
+          `migrate gave up after ${attempt} attempts: another transaction held a lock the run needs for more than ` +
+            `${opts.lockWaitMs ?? LOCK_WAIT_MS} ms each time (${(err as Error).message}); nothing was applied`,
+          { cause: err },
+        );
+      await opts.onLockWait?.(attempt, err as Error);
+      await new Promise((resolve) => setTimeout(resolve, opts.pauseMs ?? LOCK_PAUSE_MS));
+    }
+  }
+}
+
+async function migrateOnce(db: Queryable, opts: MigrateOptions): Promise<string[]> {
   const dir = opts.dir ?? SQL_DIR;
   const migrations = join(dir, 'migrations');
   await db.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
     version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
   const applied: string[] = [];
   await inTransaction(db, async () => {
+    await db.query(`SET LOCAL lock_timeout = ${Math.trunc(opts.lockWaitMs ?? LOCK_WAIT_MS)}`);
     // Two runs at once (a deployment and an operator's CLI) take turns: the second reads what the first
     // applied once the first has committed.
     await db.query('LOCK TABLE schema_migrations IN EXCLUSIVE MODE');
@@ -95,7 +143,7 @@ export async function migrate(db: Queryable, opts: MigrateOptions = {}): Promise
       try {
         await db.query(await readFile(join(migrations, file), 'utf8'));
       } catch (err) {
-        throw new Error(`migration ${file} failed: ${(err as Error).message}`);
+        throw new Error(`migration ${file} failed: ${(err as Error).message}`, { cause: err });
       }
       await db.query('INSERT INTO schema_migrations (version) VALUES ($1)', [version]);
       applied.push(file);

@@ -357,6 +357,84 @@ describe('a read while a deployment migrates (PostgreSQL server)', () => {
   });
 });
 
+describe('a migrate run behind another transaction’s lock (PostgreSQL server)', () => {
+  let db: { url: string; drop(): Promise<void> } | undefined;
+  let dir: string;
+
+  beforeAll(async () => {
+    if (!(await serverAnswers(TEST_SERVER_URL))) {
+      console.warn(`migrate: no PostgreSQL server at ${new URL(TEST_SERVER_URL).host}; the lock-wait tests are skipped`);
+      return;
+    }
+    db = await scratchDatabase(TEST_SERVER_URL, 'geo_migrate_lock');
+    await withClient(db.url, async (owner) => {
+      await migrate(owner);
+      await owner.query('CREATE TABLE migrate_held (x int)');
+    });
+    // A migration that alters a table another transaction is using: it needs that table to itself.
+    dir = await mkdtemp(join(tmpdir(), 'geo-sql-'));
+    await cp(SQL_DIR, dir, { recursive: true });
+    await writeFile(join(dir, 'migrations/900_alter.sql'), 'ALTER TABLE migrate_held ADD COLUMN y int;');
+  }, 120_000);
+
+  afterAll(async () => {
+    await db?.drop();
+    if (dir) await rm(dir, { recursive: true });
+  });
+
+  /** `work` while a session of its own reads migrate_held in a transaction left open; `release` ends it. */
+  const whileHeld = async (url: string, work: (release: () => Promise<void>) => Promise<void>) =>
+    withClient(url, async (holder) => {
+      await holder.query('BEGIN');
+      await holder.query('SELECT count(*) FROM migrate_held');
+      let open = true;
+      const release = async () => {
+        if (open) await holder.query('COMMIT');
+        open = false;
+      };
+      try {
+        await work(release);
+      } finally {
+        await release();
+      }
+    });
+
+  const columns = (url: string) =>
+    withClient(url, async (c) => ({
+      y: (await c.query(`SELECT 1 FROM information_schema.columns WHERE table_name = 'migrate_held' AND column_name = 'y'`)).rowCount,
+      recorded: (await c.query(`SELECT 1 FROM schema_migrations WHERE version = '900'`)).rowCount,
+    }));
+
+  test('gives up after its attempts, saying why, and leaves the store as it was', async () => {
+    if (!db) return;
+    const { url } = db;
+    const waits: number[] = [];
+    await whileHeld(url, () =>
+      withClient(url, async (migrator) => {
+        await expect(
+          migrate(migrator, { dir, lockWaitMs: 100, attempts: 2, pauseMs: 0, onLockWait: (attempt) => void waits.push(attempt) }),
+        ).rejects.toThrow(
+          /^migrate gave up after 2 attempts: another transaction held a lock the run needs for more than 100 ms each time \(migration 900_alter\.sql failed: canceling statement due to lock timeout\); nothing was applied$/,
+        );
+      }),
+    );
+    expect(waits).toEqual([1]);
+    expect(await columns(url)).toEqual({ y: 0, recorded: 0 });
+  });
+
+  test('tries again once the other transaction has ended, and applies', async () => {
+    if (!db) return;
+    const { url } = db;
+    await whileHeld(url, (release) =>
+      withClient(url, async (migrator) => {
+        // The first attempt gives up while the lock is held; the holder then commits, as a pipeline's load ends.
+        expect(await migrate(migrator, { dir, lockWaitMs: 100, attempts: 3, pauseMs: 0, onLockWait: release })).toEqual(['900_alter.sql']);
+      }),
+    );
+    expect(await columns(url)).toEqual({ y: 1, recorded: 1 });
+  });
+});
+
 // ---------------------------------------------------------------------------------------------------
 // The runs' summary rows, on the store migrated step by step (these tests write to it).
 
