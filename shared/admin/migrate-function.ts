@@ -27,6 +27,11 @@ interface CustomResourceEvent {
   PhysicalResourceId?: string;
 }
 
+/** The part of Lambda's context the migrate run reads: how long the invocation has left. */
+interface LambdaContext {
+  getRemainingTimeInMillis(): number;
+}
+
 interface AdminSecret {
   username: string;
   password: string;
@@ -38,6 +43,8 @@ const CONNECT_TIMEOUT_MS = 60_000;
 /** Keep trying to log in for this long: well inside the function's 5-minute timeout. */
 const CONNECT_DEADLINE_MS = 240_000;
 const FIRST_BACKOFF_MS = 1_000;
+/** What a migrate run leaves itself before the function's timeout: to roll back, log and answer CloudFormation. */
+const DEADLINE_MARGIN_MS = 15_000;
 const MAX_BACKOFF_MS = 15_000;
 
 /** What the function is built from, once per execution environment (the entry file makes them at module scope). */
@@ -113,7 +120,7 @@ async function admin(deps: MigrateDeps, argv: unknown): Promise<unknown> {
 
 /** The migration function: a custom resource event, or an `admin` payload. */
 export function migrateHandler(deps: MigrateDeps) {
-  return async (event: CustomResourceEvent & { admin?: unknown } = {}) => {
+  return async (event: CustomResourceEvent & { admin?: unknown } = {}, context?: LambdaContext) => {
     if (event.admin !== undefined) return admin(deps, event.admin);
 
     // Deleting the resource must never touch the data; the schema outlives the stack's bookkeeping.
@@ -122,6 +129,7 @@ export function migrateHandler(deps: MigrateDeps) {
     const client = await connect(deps);
     try {
       const applied = await migrate(client, {
+        deadline: context && Date.now() + context.getRemainingTimeInMillis() - DEADLINE_MARGIN_MS,
         onLockWait: (attempt, err) => logger.warn('migrate waited too long for a lock, trying again', { attempt, error: err.message }),
       });
       // rds_iam exists on RDS only, so it cannot live in grants.sql (which also runs on local PostgreSQL).

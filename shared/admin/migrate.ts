@@ -33,6 +33,11 @@ export interface MigrateOptions {
   attempts?: number;
   /** The pause between two attempts (default LOCK_PAUSE_MS). */
   pauseMs?: number;
+  /**
+   * When the caller must be done (epoch ms): no attempt starts that the last one's duration says would end
+   * past it (the migrate function's own timeout).
+   */
+  deadline?: number;
   /** Told each time an attempt gave up on a lock, before the pause. */
   onLockWait?: (attempt: number, err: Error) => void | Promise<void>;
 }
@@ -108,19 +113,23 @@ export async function applyReadFunctions(db: Queryable, dir = SQL_DIR): Promise<
  */
 export async function migrate(db: Queryable, opts: MigrateOptions = {}): Promise<string[]> {
   const attempts = opts.attempts ?? LOCK_ATTEMPTS;
+  const pause = opts.pauseMs ?? LOCK_PAUSE_MS;
   for (let attempt = 1; ; attempt++) {
+    const started = Date.now();
     try {
       return await migrateOnce(db, opts);
     } catch (err) {
       if (!isLockWait(err)) throw err;
-      if (attempt >= attempts)
+      const outOfTime = opts.deadline !== undefined && Date.now() + pause + (Date.now() - started) > opts.deadline;
+      if (attempt >= attempts || outOfTime)
         throw new Error(
-          `migrate gave up after ${attempt} attempts: another transaction held a lock the run needs for more than ` +
-            `${opts.lockWaitMs ?? LOCK_WAIT_MS} ms each time (${(err as Error).message}); nothing was applied`,
+          `migrate gave up after ${attempt} attempt${attempt === 1 ? '' : 's'}${outOfTime ? ', out of time for another' : ''}: ` +
+            `another transaction held a lock the run needs for more than ${opts.lockWaitMs ?? LOCK_WAIT_MS} ms each time ` +
+            `(${(err as Error).message}); nothing was applied`,
           { cause: err },
         );
       await opts.onLockWait?.(attempt, err as Error);
-      await new Promise((resolve) => setTimeout(resolve, opts.pauseMs ?? LOCK_PAUSE_MS));
+      await new Promise((resolve) => setTimeout(resolve, pause));
     }
   }
 }

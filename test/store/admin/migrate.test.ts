@@ -422,6 +422,28 @@ describe('a migrate run behind another transaction’s lock (PostgreSQL server)'
     expect(await columns(url)).toEqual({ y: 0, recorded: 0 });
   });
 
+  test('starts no attempt that would end past its deadline', async () => {
+    if (!db) return;
+    const { url } = db;
+    const waits: number[] = [];
+    await whileHeld(url, () =>
+      withClient(url, async (migrator) => {
+        await expect(
+          migrate(migrator, {
+            dir,
+            lockWaitMs: 100,
+            attempts: 5,
+            pauseMs: 0,
+            deadline: Date.now() + 50,
+            onLockWait: (a) => void waits.push(a),
+          }),
+        ).rejects.toThrow(/^migrate gave up after 1 attempt, out of time for another: another transaction held a lock/);
+      }),
+    );
+    expect(waits).toEqual([]);
+    expect(await columns(url)).toEqual({ y: 0, recorded: 0 });
+  });
+
   test('tries again once the other transaction has ended, and applies', async () => {
     if (!db) return;
     const { url } = db;
