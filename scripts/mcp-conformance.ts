@@ -15,6 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { noticeNodeVersion } from '../local/node-notice.js';
 import { freshTableName, localConfig, startApi } from '../local/stack.js';
 import { createBudgetTable, startBudgetStore, startStore } from '../local/stores.js';
 
@@ -103,6 +104,7 @@ interface Check {
 }
 
 async function main(): Promise<number> {
+  noticeNodeVersion();
   const tools = await install();
   const store = await startStore({});
   const budget = await startBudgetStore();

@@ -16,6 +16,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { reads } from '#shared/reads/registry.js';
 import { BASE_PATH } from '#shared/rest/routes.js';
+import { noticeNodeVersion, SDK_NODE_WARNING_OFF } from '../../local/node-notice.js';
 import { createBudgetTable, startBudgetStore } from '../../local/stores.js';
 import { freshDemoStore } from '../../test/reliability/support/stores.js';
 
@@ -34,7 +35,7 @@ interface Child {
 function startChild(env: Record<string, string>): Promise<Child> {
   const file = fileURLToPath(new URL('./server.ts', import.meta.url));
   const proc = spawn(process.execPath, ['--import', 'tsx', file], {
-    env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...env },
+    env: { ...process.env, ...SDK_NODE_WARNING_OFF, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const rss: Child['rss'] = [];
@@ -52,8 +53,7 @@ const pct = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, 
 const round = (x: number) => Math.round(x * 10) / 10;
 
 async function main(): Promise<void> {
-  // The machines run Node 20 on purpose; the SDK's notice about it is noise in the report.
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  noticeNodeVersion();
   console.error(
     `load: ${SECONDS} s, warm-up ${WARMUP_SECONDS} s, budget ${BUDGET}/min per workspace, ${CONNECTIONS} connections per process`,
   );

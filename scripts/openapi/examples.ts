@@ -1,4 +1,5 @@
 import type { DemoManifest } from '#shared/admin/demo.js';
+import { quietSdkNodeWarning } from '../../local/node-notice.js';
 import type { Examples } from './document.js';
 
 /**
@@ -114,7 +115,7 @@ async function collect(get: Get, post: Post, m: DemoManifest): Promise<Examples>
  */
 export async function generateExamples(): Promise<Examples> {
   process.env.LOG_LEVEL ??= 'SILENT';
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  quietSdkNodeWarning();
   const { startStore, startBudgetStore, createBudgetTable } = await import('../../local/stores.js');
   const { startApi, localConfig } = await import('../../local/stack.js');
   const store = await startStore({

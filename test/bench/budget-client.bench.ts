@@ -3,6 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
+import { SDK_NODE_WARNING_OFF } from '../../local/node-notice.js';
 import { freshTableName } from '../../local/stack.js';
 import { createBudgetTable, startBudgetStore } from '../../local/stores.js';
 import { stats, table } from './harness.js';
@@ -191,7 +192,7 @@ export default async function budgetClient(): Promise<string> {
           ...process.env,
           DYNAMODB_ENDPOINT: budget.endpoint,
           BUDGET_TABLE: tableName,
-          AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+          ...SDK_NODE_WARNING_OFF,
         },
         encoding: 'utf8',
       });

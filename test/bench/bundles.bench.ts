@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import { reads as allReads } from '#shared/reads/registry.js';
 import { toApiGatewayEvent } from '../../local/adapter.js';
+import { SDK_NODE_WARNING_OFF } from '../../local/node-notice.js';
 import { freshTableName, LOCAL_CURSOR_SECRET } from '../../local/stack.js';
 import { createBudgetTable, startBudgetStore } from '../../local/stores.js';
 import { demoStore, stats, table } from './harness.js';
@@ -122,7 +123,7 @@ export default async function bundles(): Promise<string> {
     PLAN_CEILINGS: JSON.stringify({ growth: 1_000_000 }),
     LOG_LEVEL: 'SILENT',
     POWERTOOLS_METRICS_DISABLED: 'true',
-    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    ...SDK_NODE_WARNING_OFF,
   };
   // pooled: through the pooler, as the deployed functions reach the store through RDS Proxy (which sets
   // statement_timeout itself); direct: a connection, hence a new backend, of the process's own.

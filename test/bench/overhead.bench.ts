@@ -8,6 +8,7 @@ import pg from 'pg';
 import { migrate } from '#shared/admin/migrate.js';
 import { lambdaContext, toApiGatewayEvent } from '../../local/adapter.js';
 import { createHandlers } from '../../local/handlers.js';
+import { SDK_NODE_WARNING_OFF } from '../../local/node-notice.js';
 import { type LocalApi, localConfig, startApi } from '../../local/stack.js';
 import { largeManifest, seedLarge } from '../fixtures/large-dataset.js';
 import { measure, serverDatabase, stats, table, withUser } from './harness.js';
@@ -60,7 +61,7 @@ function clusterCpuSeconds(postmaster: number): number {
 
 function spawnJsonChild(file: string, env: Record<string, string>): Promise<{ proc: ChildProcess; info: Record<string, unknown> }> {
   const proc = spawn(process.execPath, ['--import', 'tsx', file], {
-    env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...env },
+    env: { ...process.env, ...SDK_NODE_WARNING_OFF, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   return new Promise((resolve, reject) => {

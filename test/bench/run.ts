@@ -1,5 +1,4 @@
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-
+import { noticeNodeVersion } from '../../local/node-notice.js';
 import { closeBench } from './harness.js';
 
 /**
@@ -19,6 +18,7 @@ const sections: Record<string, () => Promise<{ default: () => Promise<string> }>
   tracing: () => import('./tracing.bench.js'),
 };
 
+noticeNodeVersion();
 const wanted = process.argv.slice(2);
 for (const [name, load] of Object.entries(sections)) {
   if (wanted.length > 0 && !wanted.includes(name)) continue;

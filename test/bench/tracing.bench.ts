@@ -3,6 +3,7 @@ import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { build, type Plugin } from 'esbuild';
+import { SDK_NODE_WARNING_OFF } from '../../local/node-notice.js';
 import { stats, table } from './harness.js';
 
 /**
@@ -107,7 +108,7 @@ export default async function tracing(): Promise<string> {
     CURSOR_SECRET: 'x'.repeat(32),
     LOG_LEVEL: 'SILENT',
     POWERTOOLS_METRICS_DISABLED: 'true',
-    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    ...SDK_NODE_WARNING_OFF,
   };
   const rows: Array<Record<string, string | number>> = [];
   for (const fn of FUNCTIONS) {

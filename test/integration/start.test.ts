@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { afterAll, expect, test } from '@jest/globals';
+import { SDK_NODE_WARNING_OFF } from '../../local/node-notice.js';
 
 let child: ChildProcess | undefined;
 /**
@@ -23,7 +24,7 @@ test('npm start serves the API with the demo and prints working keys', async () 
   delete env.DATABASE_URL;
   delete env.NODE_OPTIONS;
   // As a person's shell has it: the suites' setup turns the SDK's Node warning off, a person's does not.
-  delete env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED;
+  for (const name of Object.keys(SDK_NODE_WARNING_OFF)) delete env[name];
   // node itself (not npx) so that killing the child really stops the server.
   child = spawn(process.execPath, ['--import', 'tsx', 'bin/start.ts'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';

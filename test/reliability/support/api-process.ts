@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { SDK_NODE_WARNING_OFF } from '../../../local/node-notice.js';
 import { freshTableName, LOCAL_CURSOR_SECRET } from '../../../local/stack.js';
 import { createBudgetTable } from '../../../local/stores.js';
 
@@ -46,7 +47,7 @@ export async function startApiProcess(overrides: Record<string, string> = {}): P
       DB_POOL_MAX: '8',
       LOG_LEVEL: 'ERROR',
       POWERTOOLS_METRICS_DISABLED: 'true',
-      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      ...SDK_NODE_WARNING_OFF,
       ...overrides,
       BUDGET_TABLE: table,
     },
