@@ -43,9 +43,9 @@ const CONNECT_TIMEOUT_MS = 60_000;
 /** Keep trying to log in for this long: well inside the function's 5-minute timeout. */
 const CONNECT_DEADLINE_MS = 240_000;
 const FIRST_BACKOFF_MS = 1_000;
+const MAX_BACKOFF_MS = 15_000;
 /** What a migrate run leaves itself before the function's timeout: to roll back, log and answer CloudFormation. */
 const DEADLINE_MARGIN_MS = 15_000;
-const MAX_BACKOFF_MS = 15_000;
 
 /** What the function is built from, once per execution environment (the entry file makes them at module scope). */
 export interface MigrateDeps {

@@ -46,8 +46,8 @@ export interface MigrateOptions {
  * A migration that alters a table waits for every transaction using it (a pipeline's long load), and
  * while it waits every read of that table queues behind it: the service would stall for as long as the
  * other transaction lasts. So an attempt waits for a lock this long at most, gives up (the whole run
- * rolls back), and tries again after a pause; the attempts together stay well within the migrate
- * function's timeout.
+ * rolls back), and tries again after a pause, until its attempts or its deadline (the migrate function's
+ * timeout) run out.
  */
 const LOCK_WAIT_MS = 5_000;
 const LOCK_ATTEMPTS = 6;
@@ -142,8 +142,8 @@ async function migrateOnce(db: Queryable, opts: MigrateOptions): Promise<string[
   const applied: string[] = [];
   await inTransaction(db, async () => {
     await db.query(`SET LOCAL lock_timeout = ${Math.trunc(opts.lockWaitMs ?? LOCK_WAIT_MS)}`);
-    // Two runs at once (a deployment and an operator's CLI) take turns: the second reads what the first
-    // applied once the first has committed.
+    // Two runs at once (a deployment and the function invoked by hand, or two local stacks on one server)
+    // take turns: the second reads what the first applied once the first has committed.
     await db.query('LOCK TABLE schema_migrations IN EXCLUSIVE MODE');
     const done = new Set((await db.query<{ version: string }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version));
     for (const file of await sqlFiles(migrations, MIGRATION_FILE)) {
