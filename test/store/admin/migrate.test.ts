@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { type DemoManifest, seedDemo, seedDemoFiguresV3 } from '#shared/admin/demo.js';
-import { applyReadFunctions, migrate, SQL_DIR } from '#shared/admin/migrate.js';
+import { applyReadFunctions, type MigrateOptions, migrate, SQL_DIR } from '#shared/admin/migrate.js';
 import { MEASURES } from '#shared/reads/figures/load.js';
 import { reads } from '#shared/reads/registry.js';
 import type { ReadDef } from '#shared/reads/types.js';
@@ -23,7 +23,9 @@ import { scratchDatabase, serverAnswers, TEST_SERVER_URL, untilWaitingOnLock, wi
  * squares and the runs extracted again, the runs' summary rows (with a finished run left without its row,
  * as some stores had one). The other is migrated from empty in one run, then given the same data. Both
  * answer every read of the table the same, through the read functions a face calls, and hold the same
- * schema; applying the read functions again, or migrating again, changes nothing. Then, on the store
+ * schema; applying the read functions again, or migrating again, changes nothing. A migrate run is one
+ * transaction: a failure anywhere undoes it whole, a read during it (on the server) sees the store before or
+ * after, and a run behind another transaction's lock gives up and tries again. Then, on the store
  * migrated step by step, what the runs' summary rows hold and how they follow new and re-extracted runs.
  */
 
@@ -265,14 +267,15 @@ describe('a store migrated step by step from 001 and one migrated from empty', (
   });
 });
 
+/** A copy of the store's SQL with the given files added, in a folder of its own. */
+async function sqlWith(files: Record<string, string>): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'geo-sql-'));
+  await cp(SQL_DIR, dir, { recursive: true });
+  for (const [file, sql] of Object.entries(files)) await writeFile(join(dir, file), sql);
+  return dir;
+}
+
 describe('a migrate run is one transaction', () => {
-  /** A copy of the store's SQL with the given files added, in a folder of its own. */
-  async function sqlWith(files: Record<string, string>): Promise<string> {
-    const dir = await mkdtemp(join(tmpdir(), 'geo-sql-'));
-    await cp(SQL_DIR, dir, { recursive: true });
-    for (const [file, sql] of Object.entries(files)) await writeFile(join(dir, file), sql);
-    return dir;
-  }
   const probe = async () =>
     (
       await fromEmpty.db.query<{ table: string | null; versions: string[] }>(
@@ -333,10 +336,10 @@ describe('a read while a deployment migrates (PostgreSQL server)', () => {
     const { url } = db;
     // A migration drops a function the read functions call and define again, as 021 did; the run then
     // stops in its functions, behind a lock the test holds, while another session reads.
-    const dir = await mkdtemp(join(tmpdir(), 'geo-sql-'));
-    await cp(SQL_DIR, dir, { recursive: true });
-    await writeFile(join(dir, 'migrations/900_swap.sql'), 'DROP FUNCTION fig_name_patterns(text[]);');
-    await writeFile(join(dir, 'functions/zz-gate.sql'), 'LOCK TABLE migrate_gate IN ACCESS SHARE MODE;');
+    const dir = await sqlWith({
+      'migrations/900_swap.sql': 'DROP FUNCTION fig_name_patterns(text[]);',
+      'functions/zz-gate.sql': 'LOCK TABLE migrate_gate IN ACCESS SHARE MODE;',
+    });
     await withClient(url, async (gate) => {
       await gate.query('CREATE TABLE migrate_gate (x int)');
       await gate.query('BEGIN');
@@ -372,9 +375,7 @@ describe('a migrate run behind another transaction’s lock (PostgreSQL server)'
       await owner.query('CREATE TABLE migrate_held (x int)');
     });
     // A migration that alters a table another transaction is using: it needs that table to itself.
-    dir = await mkdtemp(join(tmpdir(), 'geo-sql-'));
-    await cp(SQL_DIR, dir, { recursive: true });
-    await writeFile(join(dir, 'migrations/900_alter.sql'), 'ALTER TABLE migrate_held ADD COLUMN y int;');
+    dir = await sqlWith({ 'migrations/900_alter.sql': 'ALTER TABLE migrate_held ADD COLUMN y int;' });
   }, 120_000);
 
   afterAll(async () => {
@@ -405,43 +406,34 @@ describe('a migrate run behind another transaction’s lock (PostgreSQL server)'
       recorded: (await c.query(`SELECT 1 FROM schema_migrations WHERE version = '900'`)).rowCount,
     }));
 
-  test('gives up after its attempts, saying why, and leaves the store as it was', async () => {
-    if (!db) return;
-    const { url } = db;
+  /**
+   * A run while the table is held, with short lock waits and no pause: it must fail with `message` and leave
+   * the store as it was. Returns the attempts it said it gave up on before the last.
+   */
+  const failsWhileHeld = async (url: string, opts: MigrateOptions, message: RegExp): Promise<number[]> => {
     const waits: number[] = [];
     await whileHeld(url, () =>
-      withClient(url, async (migrator) => {
-        await expect(
-          migrate(migrator, { dir, lockWaitMs: 100, attempts: 2, pauseMs: 0, onLockWait: (attempt) => void waits.push(attempt) }),
-        ).rejects.toThrow(
-          /^migrate gave up after 2 attempts: another transaction held a lock the run needs for more than 100 ms each time \(migration 900_alter\.sql failed: canceling statement due to lock timeout\); nothing was applied$/,
-        );
-      }),
+      withClient(url, (migrator) =>
+        expect(
+          migrate(migrator, { dir, lockWaitMs: 100, pauseMs: 0, ...opts, onLockWait: (attempt) => void waits.push(attempt) }),
+        ).rejects.toThrow(message),
+      ),
     );
-    expect(waits).toEqual([1]);
     expect(await columns(url)).toEqual({ y: 0, recorded: 0 });
+    return waits;
+  };
+
+  test('gives up after its attempts, saying why, and leaves the store as it was', async () => {
+    if (!db) return;
+    const message =
+      /^migrate gave up after 2 attempts: another transaction held a lock the run needs for more than 100 ms each time \(migration 900_alter\.sql failed: canceling statement due to lock timeout\); nothing was applied$/;
+    expect(await failsWhileHeld(db.url, { attempts: 2 }, message)).toEqual([1]);
   });
 
   test('starts no attempt that would end past its deadline', async () => {
     if (!db) return;
-    const { url } = db;
-    const waits: number[] = [];
-    await whileHeld(url, () =>
-      withClient(url, async (migrator) => {
-        await expect(
-          migrate(migrator, {
-            dir,
-            lockWaitMs: 100,
-            attempts: 5,
-            pauseMs: 0,
-            deadline: Date.now() + 50,
-            onLockWait: (a) => void waits.push(a),
-          }),
-        ).rejects.toThrow(/^migrate gave up after 1 attempt, out of time for another: another transaction held a lock/);
-      }),
-    );
-    expect(waits).toEqual([]);
-    expect(await columns(url)).toEqual({ y: 0, recorded: 0 });
+    const message = /^migrate gave up after 1 attempt, out of time for another: another transaction held a lock/;
+    expect(await failsWhileHeld(db.url, { attempts: 5, deadline: Date.now() + 50 }, message)).toEqual([]);
   });
 
   test('tries again once the other transaction has ended, and applies', async () => {
