@@ -65,11 +65,12 @@ async function sqlFiles(dir: string, pattern: RegExp): Promise<string[]> {
   return (await readdir(dir)).filter((f) => pattern.test(f)).sort();
 }
 
-async function inTransaction(db: Queryable, work: () => Promise<void>): Promise<void> {
+async function inTransaction<T>(db: Queryable, work: () => Promise<T>): Promise<T> {
   await db.query('BEGIN');
   try {
-    await work();
+    const result = await work();
     await db.query('COMMIT');
+    return result;
   } catch (err) {
     await db.query('ROLLBACK');
     throw err;
@@ -93,12 +94,8 @@ async function applyFunctionFiles(db: Queryable, dir: string): Promise<string[]>
  * Every read function, applied whole in one transaction (a file that fails leaves the previous
  * definitions in place). Applying them again changes nothing.
  */
-export async function applyReadFunctions(db: Queryable, dir = SQL_DIR): Promise<string[]> {
-  let files: string[] = [];
-  await inTransaction(db, async () => {
-    files = await applyFunctionFiles(db, dir);
-  });
-  return files;
+export function applyReadFunctions(db: Queryable, dir = SQL_DIR): Promise<string[]> {
+  return inTransaction(db, () => applyFunctionFiles(db, dir));
 }
 
 /**
@@ -107,24 +104,25 @@ export async function applyReadFunctions(db: Queryable, dir = SQL_DIR): Promise<
  * drops or changes a function the previous read functions call would break every read between its commit
  * and the functions' one, and a function created without its grant would refuse the service. In one
  * transaction a read sees the store before the run or after it, and a run that fails anywhere leaves the
- * store as it was (its locks held until the end is the price: a read waits, it does not fail). A run that
+ * store as it was (its locks held until the end are the price: a read of a table it alters waits). A run that
  * waits too long for a lock gives up and starts again (LOCK_WAIT_MS). Runs as an owner role, never as the
  * service. Returns the migrations it applied.
  */
 export async function migrate(db: Queryable, opts: MigrateOptions = {}): Promise<string[]> {
   const attempts = opts.attempts ?? LOCK_ATTEMPTS;
   const pause = opts.pauseMs ?? LOCK_PAUSE_MS;
+  const lockWaitMs = Math.trunc(opts.lockWaitMs ?? LOCK_WAIT_MS);
   for (let attempt = 1; ; attempt++) {
     const started = Date.now();
     try {
-      return await migrateOnce(db, opts);
+      return await migrateOnce(db, opts, lockWaitMs);
     } catch (err) {
       if (!isLockWait(err)) throw err;
       const outOfTime = opts.deadline !== undefined && Date.now() + pause + (Date.now() - started) > opts.deadline;
       if (attempt >= attempts || outOfTime)
         throw new Error(
           `migrate gave up after ${attempt} attempt${attempt === 1 ? '' : 's'}${outOfTime ? ', out of time for another' : ''}: ` +
-            `another transaction held a lock the run needs for more than ${opts.lockWaitMs ?? LOCK_WAIT_MS} ms each time ` +
+            `another transaction held a lock the run needs for more than ${lockWaitMs} ms each time ` +
             `(${(err as Error).message}); nothing was applied`,
           { cause: err },
         );
@@ -134,18 +132,19 @@ export async function migrate(db: Queryable, opts: MigrateOptions = {}): Promise
   }
 }
 
-async function migrateOnce(db: Queryable, opts: MigrateOptions): Promise<string[]> {
+/** One attempt: the whole run in one transaction, waiting at most `lockWaitMs` for any lock. */
+async function migrateOnce(db: Queryable, opts: MigrateOptions, lockWaitMs: number): Promise<string[]> {
   const dir = opts.dir ?? SQL_DIR;
   const migrations = join(dir, 'migrations');
   await db.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
     version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
-  const applied: string[] = [];
-  await inTransaction(db, async () => {
-    await db.query(`SET LOCAL lock_timeout = ${Math.trunc(opts.lockWaitMs ?? LOCK_WAIT_MS)}`);
+  return inTransaction(db, async () => {
+    await db.query(`SET LOCAL lock_timeout = ${lockWaitMs}`);
     // Two runs at once (a deployment and the function invoked by hand, or two local stacks on one server)
     // take turns: the second reads what the first applied once the first has committed.
     await db.query('LOCK TABLE schema_migrations IN EXCLUSIVE MODE');
     const done = new Set((await db.query<{ version: string }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version));
+    const applied: string[] = [];
     for (const file of await sqlFiles(migrations, MIGRATION_FILE)) {
       const version = file.slice(0, 3);
       if (done.has(version) || (opts.through !== undefined && version > opts.through)) continue;
@@ -159,6 +158,6 @@ async function migrateOnce(db: Queryable, opts: MigrateOptions): Promise<string[
     }
     if (opts.through === undefined) await applyFunctionFiles(db, dir);
     await db.query(await readFile(join(dir, 'grants.sql'), 'utf8'));
+    return applied;
   });
-  return applied;
 }
