@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { migrate } from '#shared/admin/migrate.js';
 
 /**
  * The PostgreSQL server of the tests that need one of their own databases (two sessions, the server's
@@ -56,6 +57,24 @@ export async function scratchDatabase(
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   return { name, url: url.toString(), drop: () => onServer(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
+
+/**
+ * A migrated database of a test's own on the test server (TEST_SERVER_URL), named `<prefix>_<random>`; or
+ * undefined where no server answers, after a warning that `file`'s `skipped` is skipped.
+ */
+export async function migratedScratchDatabase(
+  prefix: string,
+  file: string,
+  skipped: string,
+): Promise<{ name: string; url: string; drop(): Promise<void> } | undefined> {
+  if (!(await serverAnswers(TEST_SERVER_URL))) {
+    console.warn(`${file}: no PostgreSQL server at ${new URL(TEST_SERVER_URL).host}; ${skipped} skipped`);
+    return undefined;
+  }
+  const db = await scratchDatabase(TEST_SERVER_URL, prefix);
+  await withClient(db.url, (owner) => migrate(owner));
+  return db;
 }
 
 /**

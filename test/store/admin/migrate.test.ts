@@ -13,7 +13,7 @@ import { freshStore, type Store } from '../../../local/pglite.js';
 import { EDGE_IDS, EDGE_SECRET, seedFigureEdgesFixture } from '../../fixtures/figure-edges.js';
 import { asDb, readAsFace } from '../../support/face-read.js';
 import { seededStore } from '../../support/own-store.js';
-import { scratchDatabase, serverAnswers, TEST_SERVER_URL, untilWaitingOnLock, withClient } from '../../support/server-db.js';
+import { migratedScratchDatabase, untilWaitingOnLock, withClient } from '../../support/server-db.js';
 
 /**
  * The store's SQL reaches the same store by both roads a store takes. One store is migrated step by step
@@ -321,12 +321,7 @@ describe('a read while a deployment migrates (PostgreSQL server)', () => {
   let db: { url: string; drop(): Promise<void> } | undefined;
 
   beforeAll(async () => {
-    if (!(await serverAnswers(TEST_SERVER_URL))) {
-      console.warn(`migrate: no PostgreSQL server at ${new URL(TEST_SERVER_URL).host}; the test of a read during a migration is skipped`);
-      return;
-    }
-    db = await scratchDatabase(TEST_SERVER_URL, 'geo_migrate');
-    await withClient(db.url, (owner) => migrate(owner));
+    db = await migratedScratchDatabase('geo_migrate', 'migrate', 'the test of a read during a migration is');
   }, 120_000);
 
   afterAll(() => db?.drop());
@@ -365,15 +360,9 @@ describe('a migrate run behind another transaction’s lock (PostgreSQL server)'
   let dir: string;
 
   beforeAll(async () => {
-    if (!(await serverAnswers(TEST_SERVER_URL))) {
-      console.warn(`migrate: no PostgreSQL server at ${new URL(TEST_SERVER_URL).host}; the lock-wait tests are skipped`);
-      return;
-    }
-    db = await scratchDatabase(TEST_SERVER_URL, 'geo_migrate_lock');
-    await withClient(db.url, async (owner) => {
-      await migrate(owner);
-      await owner.query('CREATE TABLE migrate_held (x int)');
-    });
+    db = await migratedScratchDatabase('geo_migrate_lock', 'migrate', 'the lock-wait tests are');
+    if (!db) return;
+    await withClient(db.url, (owner) => owner.query('CREATE TABLE migrate_held (x int)'));
     // A migration that alters a table another transaction is using: it needs that table to itself.
     dir = await sqlWith({ 'migrations/900_alter.sql': 'ALTER TABLE migrate_held ADD COLUMN y int;' });
   }, 120_000);

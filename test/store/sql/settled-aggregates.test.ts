@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import pg from 'pg';
-import { migrate } from '#shared/admin/migrate.js';
 import { freshStore, type Store } from '../../../local/pglite.js';
-import { scratchDatabase, serverAnswers, TEST_SERVER_URL, untilWaitingOnLock, withClient } from '../../support/server-db.js';
+import { migratedScratchDatabase, untilWaitingOnLock, withClient } from '../../support/server-db.js';
 import { DRIFT, removeAnswer, servedAndRaw, writeDriftData } from './aggregate-drift.js';
 
 /**
@@ -90,15 +89,8 @@ describe('two finishes of the same run at once (PostgreSQL server)', () => {
   let db: { url: string; drop(): Promise<void> } | undefined;
 
   beforeAll(async () => {
-    if (!(await serverAnswers(TEST_SERVER_URL))) {
-      console.warn(`settled-aggregates: no PostgreSQL server at ${new URL(TEST_SERVER_URL).host}; the two-session test is skipped`);
-      return;
-    }
-    db = await scratchDatabase(TEST_SERVER_URL, 'geo_settle');
-    await withClient(db.url, async (owner) => {
-      await migrate(owner);
-      await writeDriftData(owner);
-    });
+    db = await migratedScratchDatabase('geo_settle', 'settled-aggregates', 'the two-session test is');
+    if (db) await withClient(db.url, writeDriftData);
   }, 120_000);
 
   afterAll(() => db?.drop());
