@@ -526,6 +526,52 @@ describe('deployment rehearsal: from an empty database to answered calls, throug
     }
   }, 120_000);
 
+  // On the PostgreSQL server only: the embedded store is one backend behind its socket, whose sessions
+  // never wait on each other's locks (the lock waits themselves are tested on both in test/store/admin).
+  (process.env.DATABASE_URL ? test : test.skip)(
+    "a run that meets another transaction's lock, through the bundle: gives up its attempt, logs it, tries again and answers CloudFormation",
+    async () => {
+      const holder = new pg.Client({ connectionString: ownerUrl });
+      await holder.connect();
+      try {
+        // What another migrate run holds for the length of its transaction.
+        await holder.query('BEGIN');
+        await holder.query('LOCK TABLE schema_migrations IN EXCLUSIVE MODE');
+        const waiters = async () =>
+          (
+            await holder.query<{ n: number }>(
+              `SELECT count(*)::int AS n FROM pg_locks
+                WHERE relation = 'schema_migrations'::regclass AND NOT granted
+                  AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+            )
+          ).rows[0]!.n;
+        const until = async (holds: (n: number) => boolean) => {
+          while (!holds(await waiters())) await new Promise((resolve) => setTimeout(resolve, 25));
+        };
+        const update = call('MigrationRunnerMigrate', {
+          RequestType: 'Update',
+          ResourceType: 'Custom::MeasurementStoreSchema',
+          LogicalResourceId: 'MigrationRunnerSchema',
+          PhysicalResourceId: 'measurement-store-schema',
+          ResourceProperties: {},
+        });
+        await until((n) => n === 1);
+        // Its first attempt waits out its lock timeout, rolls back and pauses; the lock goes meanwhile.
+        await until((n) => n === 0);
+        await holder.query('COMMIT');
+        const migrated = await update;
+        expect(migrated.ok).toBe(true);
+        expect(migrated.result).toEqual({ PhysicalResourceId: 'measurement-store-schema', Data: { Applied: 'none' } });
+        expect(migrated.logs.match(/migrate waited too long for a lock, trying again/g)).toHaveLength(1);
+        expect(migrated.logs).toContain('lock timeout');
+      } finally {
+        await holder.query('ROLLBACK').catch(() => undefined);
+        await holder.end();
+      }
+    },
+    120_000,
+  );
+
   test('the onboarding of docs/operating.md, verbatim, through the migration function (ADMIN_FUNCTION), ends with a key', async () => {
     const script = await pageBlock('onboarding');
     expect(script).toMatch(/npm run admin -- key create/);
