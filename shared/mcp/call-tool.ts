@@ -3,6 +3,7 @@ import { type ApiError, InvalidRequest, toApiError } from '../errors.js';
 import { logFault } from '../log.js';
 import { spendBudget } from '../middleware/budget.js';
 import { type Call, settled, timed } from '../middleware/call-state.js';
+import { MAX_OFFSET } from '../reads/contracts/common.js';
 import { prepareRead, readContext } from '../reads/execute.js';
 import { type BudgetState, type RateLimit, rateLimitOf } from '../store/budget.js';
 import type { Services } from '../store/services.js';
@@ -58,7 +59,8 @@ function pageOf(slice: Slice, args: Record<string, unknown>): { page: { limit: n
   const { limit = slice.limit, offset = 0, ...rest } = args;
   if (!Number.isInteger(limit) || (limit as number) < 1 || (limit as number) > slice.max)
     throw new InvalidRequest(`limit must be an integer from 1 to ${slice.max}.`, 'limit');
-  if (!Number.isInteger(offset) || (offset as number) < 0) throw new InvalidRequest('offset must be an integer of 0 or more.', 'offset');
+  if (!Number.isInteger(offset) || (offset as number) < 0 || (offset as number) > MAX_OFFSET)
+    throw new InvalidRequest(`offset must be an integer from 0 to ${MAX_OFFSET}.`, 'offset');
   return { page: { limit: limit as number, offset: offset as number }, rest };
 }
 

@@ -1,4 +1,5 @@
 import type { Tool } from '@modelcontextprotocol/server';
+import { MAX_OFFSET } from '../reads/contracts/common.js';
 import { type JsonSchema, sharePartsWithin, standalone } from '../reads/contracts/json-schema.js';
 import { GROUP_PROMPT_SIZE } from '../reads/figures/groups.js';
 import { reads } from '../reads/registry.js';
@@ -86,8 +87,9 @@ const sliceProperties = (slice: Slice): Record<string, JsonSchema> => ({
   offset: {
     type: 'integer',
     minimum: 0,
+    maximum: MAX_OFFSET,
     default: 0,
-    description: 'Items to skip; the next page starts at offset + limit.',
+    description: `Items to skip, 0..${MAX_OFFSET}; the next page starts at offset + limit.`,
   },
 });
 

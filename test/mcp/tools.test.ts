@@ -4,6 +4,7 @@ import { type CallToolResult, McpError } from '@modelcontextprotocol/sdk/types.j
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { toolDef, toolPageDefault, tools } from '#shared/mcp/tools.js';
+import { MAX_OFFSET } from '#shared/reads/contracts/common.js';
 import { standalone } from '#shared/reads/contracts/json-schema.js';
 import { reads } from '#shared/reads/registry.js';
 import { isScoped, pathParams, type ReadDef } from '#shared/reads/types.js';
@@ -162,14 +163,20 @@ describe('tools/list: one tool per read, from the read table', () => {
     expect(seen).toEqual(rest.items.map((p) => p.id));
     for (const [args, param] of [
       [{ limit: 0 }, 'limit'],
-      [{ limit: 1001 }, 'limit'],
+      [{ limit: 251 }, 'limit'],
       [{ limit: '5' }, 'limit'],
       [{ offset: -1 }, 'offset'],
       [{ offset: 1.5 }, 'offset'],
+      [{ offset: MAX_OFFSET + 1 }, 'offset'],
+      [{ offset: 2 ** 53 + 2 }, 'offset'],
+      [{ offset: 1e20 }, 'offset'],
       [{ page: 2 }, 'page'],
     ] as const) {
       expect(toolError(await tool('list_prompts', { analysis, ...args }))).toMatchObject({ code: 'invalid_request', param });
     }
+    // The largest offset is served: past every prompt, an empty last page.
+    const far = (await tool('list_prompts', { analysis, offset: MAX_OFFSET })).structuredContent as Page;
+    expect({ items: far.items, truncated: far.truncated, total: far.total }).toEqual({ items: [], truncated: false, total: rest.total });
   });
 
   test('output schemas are self-contained: every $ref points into the tool’s own $defs', async () => {

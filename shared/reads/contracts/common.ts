@@ -37,6 +37,15 @@ export function limitParam(max: number, def: number) {
   return z.number().int().min(1).max(max).default(def).describe(`Page size, 1..${max}.`);
 }
 
+/**
+ * The largest `offset` any offset-paged list takes: far past every list the store holds (500 prompts per
+ * analysis), and a bound a SQL bigint, a JSON number and an exact integer all hold.
+ */
+export const MAX_OFFSET = 100_000;
+
+export const offsetParam = (what: string) =>
+  z.number().int().min(0).max(MAX_OFFSET).default(0).describe(`${what} to skip, 0..${MAX_OFFSET}.`);
+
 export const cursorParam = z
   .string()
   .optional()

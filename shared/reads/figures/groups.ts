@@ -1,6 +1,6 @@
 import { NotFound } from '../../errors.js';
 import { isUuid } from '../../formats.js';
-import { analysisParam, limitParam, uuid } from '../contracts/common.js';
+import { analysisParam, limitParam, offsetParam, uuid } from '../contracts/common.js';
 import { type BrandedSource, brandedFields, figureListOf, headlineSchema } from '../contracts/figures.js';
 import { engineRef as engineRefSchema } from '../contracts/rates.js';
 import * as z from '../contracts/zod.js';
@@ -135,7 +135,7 @@ export const listGroupPrompts = defineRead({
       group: z.string().describe('A group id from list_groups, or none: the prompts in no group.'),
       ...figureWindow,
       limit: limitParam(200, 50),
-      offset: z.number().int().min(0).max(100000).default(0).describe('Prompts to skip, 0..100000.'),
+      offset: offsetParam('Prompts'),
     })
     .superRefine(checkWindow),
   output: groupPromptListSchema,
