@@ -199,7 +199,7 @@ export class TooManyMessages extends ApiError {
     retryAfter: number,
   ) {
     super(
-      `This key sent its ${ceiling} protocol messages of the minute (handshakes, listings, pings, prompts), which spend no call budget but are bounded. Retry in ${retryAfter} seconds.`,
+      `This key sent its ${ceiling} protocol messages of the minute (handshakes, listings, pings, prompts, calls refused before they read data), which spend no call budget but are bounded. Retry in ${retryAfter} seconds.`,
       { retryAfter },
     );
   }

@@ -47,12 +47,46 @@ describe('the bound on free messages', () => {
           reset: refused.headers.get('x-ratelimit-reset'),
         }).toEqual({ limit: String(FREE_MESSAGES_FLOOR), remaining: '0', reset: String(seconds) });
         expect(refused.body.error.message).toBe(
-          `This key sent its ${FREE_MESSAGES_FLOOR} protocol messages of the minute (handshakes, listings, pings, prompts), which spend no call budget but are bounded. Retry in ${seconds} seconds.`,
+          `This key sent its ${FREE_MESSAGES_FLOOR} protocol messages of the minute (handshakes, listings, pings, prompts, calls refused before they read data), which spend no call budget but are bounded. Retry in ${seconds} seconds.`,
         );
       }
       // Another key of the same workspace has its own bound.
       expect((await rpc(fresh, manifest.keys.small_budget_2, messages[0])).status).toBe(200);
       // A tool call is not a free message: it spends the budget, which is untouched.
+      const served = await rpc(fresh, k, toolCall('get_me', {}));
+      expect(served.body.result.structuredContent.rate_limit.remaining).toBe(TINY_PLAN_CALLS - 1);
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  test('a tools/call or completion that ends before it spends counts as a free message: past the bound, 429, the budget untouched', async () => {
+    const fresh = await startTestApi();
+    try {
+      await awayFromMinuteEdge(20);
+      const k = manifest.keys.small_budget;
+      const complete = (ref: Record<string, unknown>, argument: Record<string, unknown>, id: number) => ({
+        jsonrpc: '2.0',
+        id,
+        method: 'completion/complete',
+        params: { ref, argument },
+      });
+      // Each answered without reading data, none spending the budget.
+      const messages = [
+        toolCall('nope', {}),
+        { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 5, arguments: {} } },
+        { jsonrpc: '2.0', method: 'tools/call', params: { name: 'get_me', arguments: {} } },
+        complete({ type: 'ref/prompt', name: 'weekly_pulse' }, { name: 'window', value: '' }, 4),
+        complete({ type: 'ref/resource', uri: 'geo://methodology' }, { name: 'x', value: '' }, 5),
+      ];
+      const statuses = new Set<number>();
+      for (let i = 0; i < FREE_MESSAGES_FLOOR; i++) {
+        const reply = await rpc(fresh, k, messages[i % messages.length]);
+        expect(reply.headers.get('x-ratelimit-limit')).toBeNull();
+        statuses.add(reply.status);
+      }
+      expect([...statuses].sort()).toEqual([200, 202]);
+      for (const message of messages) expectError(await rpc(fresh, k, message), 429, 'rate_limited', { budget: true });
       const served = await rpc(fresh, k, toolCall('get_me', {}));
       expect(served.body.result.structuredContent.rate_limit.remaining).toBe(TINY_PLAN_CALLS - 1);
     } finally {
