@@ -12,3 +12,9 @@ export const isUuid = (value: string): boolean => UUID_PATTERN.test(value);
 
 /** One UTC calendar day. Every day the service computes is a UTC day, so a day is always this long. */
 export const DAY_MS = 86_400_000;
+
+/** How much of a caller's string an error quotes (a name it did not recognise): enough to recognise it, never a whole body. */
+export const ECHOED_CHARS = 80;
+
+/** A caller's string as an error quotes it: cut at ECHOED_CHARS, with an ellipsis where cut. */
+export const echoed = (s: string): string => (s.length > ECHOED_CHARS ? `${s.slice(0, ECHOED_CHARS)}…` : s);

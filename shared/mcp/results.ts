@@ -1,4 +1,5 @@
 import { type ApiError, errorBody } from '../errors.js';
+import { echoed } from '../formats.js';
 import type { RateLimit } from '../store/budget.js';
 
 /**
@@ -42,11 +43,8 @@ export const plainJson = (value: unknown): string => plainJsonText(JSON.stringif
  */
 export const plainJsonText = (json: string): string => json.replace(UNSEEN, escaped);
 
-/** How much of a caller's string a message quotes: enough to recognise it, never a whole body. */
-const QUOTED_CHARS = 80;
-
-/** A caller's string as a message quotes it: in JSON quotes, cut at QUOTED_CHARS, on one line. */
-export const quoted = (s: string): string => oneLine(JSON.stringify(s.length > QUOTED_CHARS ? `${s.slice(0, QUOTED_CHARS)}…` : s));
+/** A caller's string as a message quotes it: in JSON quotes, cut as every echo is (echoed), on one line. */
+export const quoted = (s: string): string => oneLine(JSON.stringify(echoed(s)));
 
 /** A param as the first line names it: bare when it is a plain name, else quoted, so spaces show. */
 export const shownParam = (param: string): string => oneLine(/^[\w.-]+$/.test(param) ? param : JSON.stringify(param));

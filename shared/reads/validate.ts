@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { InvalidRequest } from '../errors.js';
+import { echoed } from '../formats.js';
 import type { ReadDef } from './types.js';
 
 export type NumberKind = 'integer' | 'number' | undefined;
@@ -18,7 +19,10 @@ export function validateInput<I extends z.ZodObject>(read: ReadDef<I>, raw: Reco
   if (parsed.success) return parsed.data;
   // An unknown key is named first, as parseQuery does for a query string: the same rule for REST and MCP.
   const unknown = parsed.error.issues.find((i) => i.code === 'unrecognized_keys');
-  if (unknown) throw new InvalidRequest(`Unknown parameter "${unknown.keys[0]}".`, unknown.keys[0]);
+  if (unknown) {
+    const name = echoed(unknown.keys[0] ?? '');
+    throw new InvalidRequest(`Unknown parameter "${name}".`, name);
+  }
   const issue = parsed.error.issues[0];
   const param = issue?.path[0];
   const name = typeof param === 'string' ? param : undefined;

@@ -1,5 +1,6 @@
 import type * as z from 'zod';
 import { InvalidRequest } from '../errors.js';
+import { echoed } from '../formats.js';
 import { pathParams, type ReadDef } from '../reads/types.js';
 import { numberKind } from '../reads/validate.js';
 
@@ -39,7 +40,7 @@ export function parseQuery(read: ReadDef, rawQuery: string | undefined): Record<
   const out: Record<string, unknown> = {};
   for (const [key, value] of queryPairs(rawQuery ?? '')) {
     // Own keys only: `__proto__`, `constructor` or `toString` are "in" every object, and are no parameter.
-    if (!Object.hasOwn(shape, key) || inPath.has(key)) throw new InvalidRequest(`Unknown query parameter "${key}".`, key);
+    if (!Object.hasOwn(shape, key) || inPath.has(key)) throw new InvalidRequest(`Unknown query parameter "${echoed(key)}".`, echoed(key));
     if (Object.hasOwn(out, key)) throw new InvalidRequest(`Query parameter "${key}" is repeated.`, key);
     const kind = numberKind(shape[key]);
     out[key] = kind ? queryNumber(kind, value) : value;

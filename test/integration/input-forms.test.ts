@@ -63,6 +63,15 @@ describe('integer parameters take digits only (docs/contract.md#common-parameter
   });
 });
 
+describe('a name the caller sent is echoed in part', () => {
+  test('an unknown query key of 4,000 characters: named by its first 80 in the message and param', async () => {
+    const name = 'k'.repeat(4000);
+    const reply = await call(api, `/analyses?${name}=1`, key());
+    expectError(reply, 422, 'invalid_request', { param: `${'k'.repeat(80)}…` });
+    expect(reply.body.error.message).toBe(`Unknown query parameter "${'k'.repeat(80)}…".`);
+  });
+});
+
 describe('the query separator is the first ? only', () => {
   test('??limit=5 has the key "?limit": unknown, named', async () => {
     for (const target of [

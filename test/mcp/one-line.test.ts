@@ -70,6 +70,24 @@ describe('one line, whatever the caller sent', () => {
     }
   });
 
+  test('an unknown argument name near the body bound is quoted in part: the reply stays small, whatever the name holds', async () => {
+    for (const [name, bytes] of [
+      ['\u2028'.repeat(340_000), 3],
+      ['p'.repeat(1_000_000), 1],
+    ] as const) {
+      const body = JSON.stringify(toolCall('get_me', { [name]: 1 }));
+      expect(Buffer.byteLength(body)).toBeGreaterThan(bytes * (name.length - 80));
+      const reply = await rpc(api, key(), body);
+      expect(reply.text.length).toBeLessThan(4_000);
+      const { error } = parseToolError(reply.body.result);
+      expect(error).toMatchObject({
+        code: 'invalid_request',
+        param: `${name.slice(0, 80)}…`,
+        message: `Unknown parameter "${name.slice(0, 80)}…".`,
+      });
+    }
+  });
+
   test('params of the wrong shape (-32602) and a method not served (-32601): one line, no raw separator', async () => {
     const shaped = await rpc(api, key(), { jsonrpc: '2.0', id: 3, method: 'tools/list', params: { cursor: 5, '\u2028\u202e': 1 } });
     expect(shaped.body.error.code).toBe(-32602);
