@@ -120,6 +120,22 @@ describe('2025 revisions: the initialize handshake, stateless', () => {
     expect(list.body.result.tools).toHaveLength(reads.length);
   });
 
+  test('the older revisions the SDK still negotiates are answered at theirs; an unknown one gets 2025-11-25', async () => {
+    for (const [offered, answered] of [
+      ['2024-11-05', '2024-11-05'],
+      ['2024-10-07', '2024-10-07'],
+      ['1999-01-01', '2025-11-25'],
+    ]) {
+      const reply = await rpc(api, key(), {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: offered, capabilities: {}, clientInfo: { name: 'geo-test', version: '1.0.0' } },
+      });
+      expect({ offered, answered: reply.body.result.protocolVersion }).toEqual({ offered, answered });
+    }
+  });
+
   test.each(LEGACY)('the v1 client connects, then calls with MCP-Protocol-Version %s', async (version) => {
     const client = new ClientV1({ name: 'geo-test', version: '1.0.0' });
     // The v1 client offers its latest revision (the raw initialize above offers each older one); its calls
