@@ -148,13 +148,19 @@ function answerClientError(err: NodeJS.ErrnoException, socket: Socket): void {
     socket.destroy();
     return;
   }
-  const refusal = gatewayRefusal(
+  refuseOnSocket(
+    socket,
     err.code === 'HPE_HEADER_OVERFLOW'
       ? new HeadersTooLarge()
       : err.code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW'
         ? new PayloadTooLarge()
         : new MalformedRequest(),
   );
+}
+
+/** A refusal written on the socket itself, where Node gives no response object; the socket is closed after it. */
+function refuseOnSocket(socket: Socket, err: ApiError): void {
+  const refusal = gatewayRefusal(err);
   const head = [
     `HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status] ?? ''}`,
     ...Object.entries({ ...refusal.headers, 'content-length': String(Buffer.byteLength(refusal.body)), connection: 'close' }).map(
@@ -171,13 +177,16 @@ export async function startHttp(
   host = '127.0.0.1',
   pages: LocalPages = {},
 ): Promise<{ server: Server; url: string; close(): Promise<void> }> {
-  const server = createServer(async (req, res) => {
+  // Node would answer an HTTP/1.1 request without Host with a bare 400 of its own; the handler below
+  // refuses it in the envelope instead.
+  const server = createServer({ requireHostHeader: false }, async (req, res) => {
     try {
-      const page = req.method === 'GET' ? pages[new URL(req.url ?? '/', 'http://localhost').pathname] : undefined;
+      const bodiless = req.method === 'HEAD';
+      const page = req.method === 'GET' || bodiless ? pages[new URL(req.url ?? '/', 'http://localhost').pathname] : undefined;
       if (page) {
         const { status, headers, body } = await page();
-        res.writeHead(status, headers);
-        res.end(body);
+        res.writeHead(status, { ...headers, 'x-request-id': randomUUID() });
+        res.end(bodiless ? undefined : body);
         return;
       }
       const body = await readBody(req);
@@ -189,7 +198,10 @@ export async function startHttp(
       }
       // API Gateway serves only the host names it knows; one that names no host at all is refused as
       // malformed, as RFC 9112 §3.2 asks, before it reaches a function that builds a URL from it.
-      if (req.headers.host !== undefined && !requestUrl(req.headers.host, '/')) {
+      // So is an HTTP/1.1 request without one, or with two (§3.2 again).
+      const hosts = req.rawHeaders.filter((_, i) => i % 2 === 0 && req.rawHeaders[i]?.toLowerCase() === 'host').length;
+      const hostless = hosts === 0 && req.httpVersion !== '1.0';
+      if (hosts > 1 || hostless || (req.headers.host !== undefined && !requestUrl(req.headers.host, '/'))) {
         const refusal = gatewayRefusal(new MalformedRequest(BAD_HOST));
         res.writeHead(refusal.status, refusal.headers);
         res.end(refusal.body);
@@ -212,6 +224,9 @@ export async function startHttp(
     }
   });
   server.on('clientError', answerClientError);
+  // CONNECT asks for a tunnel, which Node hands over as a bare socket (closed unanswered without a
+  // listener): refused as any method the API does not know is.
+  server.on('connect', (_req: IncomingMessage, socket: Socket) => refuseOnSocket(socket, new MalformedRequest()));
   server.keepAliveTimeout = 5000;
   await new Promise<void>((resolve) => server.listen(port, host, resolve));
   const address = server.address() as AddressInfo;

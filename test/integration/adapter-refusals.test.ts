@@ -75,8 +75,16 @@ describe("the local adapter's own refusals carry X-Request-Id and the envelope",
       'POST /api/v1/mcp HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
     ],
     ['a NUL in a header value', 'GET /api/v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer a\u0000b\r\n\r\n'],
+    ['an HTTP/1.1 request without Host', 'GET /api/v1/me HTTP/1.1\r\nConnection: close\r\n\r\n'],
+    ['two Host headers', 'GET /api/v1/me HTTP/1.1\r\nHost: x\r\nHost: y\r\nConnection: close\r\n\r\n'],
+    ['CONNECT, which asks for a tunnel', 'CONNECT /api/v1/me HTTP/1.1\r\nHost: x\r\n\r\n'],
   ])('%s → 400 malformed_request', async (_name, bytes) => {
     expectGatewayRefusal(await rawBytes(bytes), 400, 'malformed_request');
+  });
+
+  test('an HTTP/1.0 request needs no Host: served (here, 401 for want of a key)', async () => {
+    const reply = await rawBytes('GET /api/v1/me HTTP/1.0\r\n\r\n');
+    expect({ status: reply.status, code: reply.body?.error?.code }).toEqual({ status: 401, code: 'unauthorized' });
   });
 
   test('the server keeps serving after each of them', async () => {

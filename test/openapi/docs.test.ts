@@ -121,6 +121,14 @@ afterAll(async () => {
     expect(html).not.toMatch(/<(script|link|img)[^>]+(src|href)="https?:/i);
     expect(html).not.toMatch(/https?:\/\/cdn\./i);
     expect(Buffer.byteLength(html)).toBeGreaterThan(1_000_000); // the renderer is inside
+    // Like every answer of the local stack, it carries a request id; HEAD answers as GET without a body.
+    expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    const head = await fetch(`${api.url}/docs`, { method: 'HEAD' });
+    expect({ status: head.status, type: head.headers.get('content-type'), body: await head.text() }).toEqual({
+      status: 200,
+      type: 'text/html; charset=utf-8',
+      body: '',
+    });
   });
 
   test('every operation of openapi.json is listed, and its page shows the example of its response (or its refusals)', async () => {
