@@ -54,6 +54,12 @@ describe('strict input (docs/contract.md#common-parameters rules 1-2): refused, 
     for (const path of ['/nothing-here', `/analyses/${manifest.analyses.collected}/metrics/extra`, '/../../etc/passwd']) {
       expectError(await call(api, path, key()), 404, 'not_found', { budget: false });
     }
+    // A segment that is not percent-encoded UTF-8 names nothing: no route, before any key.
+    for (const segment of ['%ff', '%C0%AE', '%E2%82', '%']) {
+      const reply = await call(api, `/analyses/${segment}/metrics`, null);
+      expectError(reply, 404, 'not_found', { budget: false });
+      expect(reply.body.error.message).toBe('No such endpoint.');
+    }
     for (const method of ['POST', 'PUT', 'DELETE', 'PATCH']) {
       for (const path of ['/me', `/analyses/${manifest.analyses.collected}/metrics`, '/openapi.json']) {
         const reply = await call(api, path, null, { method, ...(method === 'POST' || method === 'PUT' ? { body: '{}' } : {}) });
