@@ -211,8 +211,18 @@ describe('the geo command line, built, on the local stack', () => {
       [['get-me'], { GEO_API_KEY: manifest.keys.plan_without_api }, 3, /plan_required/],
       [['get-analysis', '--analysis', 'no-such-analysis'], {}, 4, /analysis_not_found: .*HTTP 404/],
       [['get-run', '--analysis', analysis, '--run', '00000000-0000-4000-8000-00000000abcd'], {}, 4, /not_found/],
+      [
+        ['get-me'],
+        { GEO_BASE_URL: 'origin' },
+        4,
+        /^geo: not_found: No such endpoint\. The base URL http:\/\/127\.0\.0\.1:\d+ does not end with \/api\/v1, as the API's base address does: try http:\/\/127\.0\.0\.1:\d+\/api\/v1\. \(HTTP 404/,
+      ],
     ];
-    const runs = await Promise.all(cases.map(([args, extra]) => cli(args, env(extra))));
+    // 'origin' stands for the API's address without /api/v1, known once the API has started.
+    const origin = new URL(api.baseUrl).origin;
+    const runs = await Promise.all(
+      cases.map(([args, extra]) => cli(args, env(extra.GEO_BASE_URL === 'origin' ? { ...extra, GEO_BASE_URL: origin } : extra))),
+    );
     cases.forEach(([args, , code, message], i) => {
       const run = runs[i]!;
       expect({ args, code: run.code, stdout: run.stdout }).toEqual({ args, code, stdout: '' });

@@ -175,6 +175,19 @@ describe('the TypeScript client on the local stack', () => {
     for await (const e of geo.paginate('listEngines', { analysis: collected })) engines.push(e.engine.key);
     expect(engines).toEqual((await geo.listEngines({ analysis: collected })).items.map((e) => e.engine.key));
   });
+
+  test('a base address without /api/v1: the not_found says what to try', async () => {
+    const host = new URL(api.baseUrl).origin;
+    const error = await failure(createClient({ apiKey: manifest.keys.workspace, baseUrl: `${host}/` }).getMe());
+    expect([error.code, error.status]).toEqual(['not_found', 404]);
+    expect(error.message).toBe(
+      `No such endpoint. The base URL ${host} does not end with /api/v1, as the API's base address does: try ${host}/api/v1.`,
+    );
+    // Under /api/v1 a path that does not exist gets the API's text alone.
+    const under = await failure(createClient({ apiKey: manifest.keys.workspace, baseUrl: `${api.baseUrl}/nowhere/api/v1` }).getMe());
+    expect(under.code).toBe('not_found');
+    expect(under.message).toBe('No such endpoint.');
+  });
 });
 
 describe('each error code becomes a GeoApiError carrying it', () => {

@@ -74,6 +74,13 @@ class Reads(unittest.TestCase):
         self.assertEqual(len(metrics), 1)
         self.assertIn("metrics.visibility.value", metrics[0])
 
+    def test_a_base_address_without_api_v1_says_so(self) -> None:
+        host = BASE_URL[: -len("/api/v1")] if BASE_URL.endswith("/api/v1") else BASE_URL
+        with self.assertRaises(geo_api.NotFound) as caught:
+            Client(api_key=KEYS["workspace"], base_url=host).get_me()
+        self.assertEqual((caught.exception.code, caught.exception.status), ("not_found", 404))
+        self.assertIn(f"try {host}/api/v1", caught.exception.message)
+
 
 @live
 class Paging(unittest.TestCase):

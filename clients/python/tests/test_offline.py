@@ -124,6 +124,18 @@ class Gateway(unittest.TestCase):
         self.assertEqual(client.get_me(), {"ok": True})
         self.assertEqual([(w.error.code, w.error.status) for w in waits], [("unexpected_response", 502)])
 
+    def test_a_base_address_without_api_v1_gets_a_hint_on_no_such_endpoint(self) -> None:
+        body = b'{"error": {"code": "not_found", "message": "No such endpoint.", "request_id": "r"}}'
+        host = self.serve([(404, body), (404, body)])[: -len("/api/v1")]
+        with self.assertRaises(geo_api.NotFound) as caught:
+            Client(api_key="k", base_url=host + "/").get_me()
+        self.assertEqual((caught.exception.code, caught.exception.status), ("not_found", 404))
+        self.assertEqual(caught.exception.message, f"No such endpoint. The base URL {host} does not end with /api/v1, as the API's base address does: try {host}/api/v1.")
+        # Under /api/v1 the same answer is a path of the API that does not exist: no hint to give.
+        with self.assertRaises(geo_api.NotFound) as caught:
+            Client(api_key="k", base_url=host + "/api/v1").get_me()
+        self.assertEqual(caught.exception.message, "No such endpoint.")
+
     def test_two_gateway_504_in_a_row_are_an_unexpected_response(self) -> None:
         base = self.serve([(504, b"timeout"), (504, b"timeout"), (200, b"{}")])
         client = Client(api_key="k", base_url=base, max_retries=5, sleep=lambda s: None)

@@ -271,10 +271,11 @@ export class GeoClientCore {
     if (status >= 200 && status < 300 && body !== null && typeof body === 'object') return { data: body, status, requestId, rateLimit };
     const error = (body as { error?: { code?: unknown; message?: unknown; param?: unknown; request_id?: unknown } } | undefined)?.error;
     if (status >= 400 && error && typeof error.code === 'string') {
+      const message = typeof error.message === 'string' ? error.message : error.code;
       throw new GeoApiError({
         code: error.code as GeoErrorCode,
         status,
-        message: typeof error.message === 'string' ? error.message : error.code,
+        message: status === 404 && error.code === 'not_found' ? withBaseUrlHint(message, this.baseUrl) : message,
         param: typeof error.param === 'string' ? error.param : null,
         requestId: typeof error.request_id === 'string' ? error.request_id : requestId,
         retryAfter: retryAfterSeconds(headers),
@@ -291,6 +292,23 @@ export class GeoClientCore {
       rateLimit,
     });
   }
+}
+
+/**
+ * A base address without `/api/v1` (`http://127.0.0.1:3000`) reaches the API's host, which answers every
+ * read with a bare 404 `not_found` "No such endpoint": the one mistake that answer cannot tell apart, so
+ * the message says what to try. The code stays the API's; only the text for people gains the hint.
+ */
+function withBaseUrlHint(message: string, baseUrl: string): string {
+  let path: string;
+  try {
+    path = new URL(baseUrl).pathname.replace(/\/+$/, '');
+  } catch {
+    return message;
+  }
+  if (!message.startsWith('No such endpoint') || path.endsWith('/api/v1')) return message;
+  const base = baseUrl.replace(/\/+$/, '');
+  return `${message} The base URL ${base} does not end with /api/v1, as the API's base address does: try ${base}/api/v1.`;
 }
 
 function describe(cause: unknown): string {

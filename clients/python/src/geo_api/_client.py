@@ -143,8 +143,7 @@ class Client(Reads):
         if limit is not None and remaining is not None and reset is not None:
             self.rate_limit = RateLimit(limit=limit, remaining=remaining, reset=reset)
 
-    @staticmethod
-    def _error(status: int, headers: Mapping[str, str], body: bytes) -> GeoApiError:
+    def _error(self, status: int, headers: Mapping[str, str], body: bytes) -> GeoApiError:
         retry_after = _int_header(headers, "Retry-After")
         request_id = headers.get("X-Request-Id")
         try:
@@ -155,6 +154,8 @@ class Client(Reads):
             return UnexpectedResponse(
                 "unexpected_response", f"HTTP {status}: {text}", status=status, request_id=request_id, retry_after=retry_after
             )
+        if status == 404 and code == "not_found":
+            message = _with_base_url_hint(message, self.base_url)
         return error_for(
             code,
             message,
@@ -226,6 +227,17 @@ class Client(Reads):
         allows (fewer calls, less budget). Stops where the API says the list ends.
         """
         return Pager(self, read, params)
+
+
+def _with_base_url_hint(message: str, base_url: str) -> str:
+    """A base address without ``/api/v1`` (``http://127.0.0.1:3000``) reaches the API's host, which answers
+    every read with a bare 404 ``not_found`` "No such endpoint": the one mistake that answer cannot tell
+    apart, so the message says what to try. The code stays the API's; only the text for people changes."""
+    path = urllib.parse.urlsplit(base_url).path.rstrip("/")
+    if not message.startswith("No such endpoint") or path.endswith("/api/v1"):
+        return message
+    base = base_url.rstrip("/")
+    return f"{message} The base URL {base} does not end with /api/v1, as the API's base address does: try {base}/api/v1."
 
 
 def _arguments(read: str, params: Mapping[str, Any]) -> Dict[str, Any]:
