@@ -1,4 +1,8 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { createClient, toCsv, toRows } from '../../clients/typescript/src/index.js';
 import type { LocalApi } from '../../local/stack.js';
 import { manifest, startTestApi } from '../support/api.js';
 import { freshVenv, PYTHON_CLIENT, type PythonVenv, pythonUnavailable, runPython } from './python-venv.js';
@@ -54,6 +58,57 @@ if (unavailable) console.warn(`test/clients/python.test.ts skipped: ${unavailabl
     expect(file).toMatch(/venv\/lib\/python3\.\d+\/site-packages\/geo_api\/__init__\.py$/);
     expect(file?.startsWith(PYTHON_CLIENT)).toBe(false);
     expect(version).toBe('0.1.0');
+  });
+
+  test("to_rows and to_csv give the TypeScript client's rows and CSV for the same answers, byte for byte", async () => {
+    const geo = createClient({ apiKey: manifest.keys.workspace, baseUrl: env.GEO_BASE_URL });
+    const analysis = manifest.analyses.collected;
+    const groups = await geo.listGroups({ analysis, window: '30d' });
+    const group = groups.items.find((g) => g.prompts > 0)!.id;
+    const answer = (await geo.listAnswers({ analysis, window: '30d', limit: 1 })).items[0]!.id;
+    // Every figure read (two of them with segments), and the other lists and objects besides.
+    const answers: Record<string, unknown> = {
+      getMetrics: await geo.getMetrics({ analysis, window: '30d', segments: 'branded' }),
+      getMetricsTimeseries: await geo.getMetricsTimeseries({ analysis, window: '14d' }),
+      listEngines: await geo.listEngines({ analysis, window: '30d' }),
+      listCompetitors: await geo.listCompetitors({ analysis, window: '30d', segments: 'branded' }),
+      listSources: await geo.listSources({ analysis, window: '30d' }),
+      listGroups: groups,
+      listGroupPrompts: await geo.listGroupPrompts({ analysis, group, window: '30d' }),
+      listAnswers: await geo.listAnswers({ analysis, window: '30d', limit: 5 }),
+      listRuns: await geo.listRuns({ analysis, limit: 3 }),
+      listAnalyses: await geo.listAnalyses(),
+      getAnswer: await geo.getAnswer({ analysis, answer }),
+    };
+    const dir = await mkdtemp(join(tmpdir(), 'geo-rows-'));
+    try {
+      await writeFile(join(dir, 'answers.json'), JSON.stringify(answers));
+      const script = [
+        'import io, json, sys',
+        'from geo_api import to_csv, to_rows',
+        'out = {}',
+        'for read, answer in json.load(open(sys.argv[1])).items():',
+        '    rows = to_rows(answer)',
+        '    text = io.StringIO(newline="")',
+        '    to_csv(rows, text)',
+        '    out[read] = {"columns": [list(r) for r in rows], "rows": rows, "csv": text.getvalue()}',
+        'json.dump(out, sys.stdout)',
+      ].join('\n');
+      const ran = await runPython(venv.python, ['-c', script, join(dir, 'answers.json')], { cwd: dir });
+      if (ran.code !== 0) throw new Error(ran.stderr);
+      const python = JSON.parse(ran.stdout) as Record<string, { columns: string[][]; rows: unknown[]; csv: string }>;
+      for (const [read, body] of Object.entries(answers)) {
+        const rows = toRows(body);
+        expect({ read, columns: python[read]!.columns }).toEqual({ read, columns: rows.map((r) => Object.keys(r)) });
+        expect({ read, rows: python[read]!.rows }).toEqual({ read, rows });
+        expect({ read, csv: python[read]!.csv }).toEqual({ read, csv: toCsv(rows) });
+      }
+      // The figure reads' rows carry their window; the competitors' begin with the tracked brand.
+      expect(python.listEngines!.columns[0]!.slice(0, 3)).toEqual(['window.name', 'window.first_day', 'window.last_day']);
+      expect(python.listCompetitors!.rows.length).toBe((answers.listCompetitors as { items: unknown[] }).items.length + 1);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   test('its unittest suite passes against the local stack, nothing skipped', async () => {

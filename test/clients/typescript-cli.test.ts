@@ -93,6 +93,22 @@ function expectCsvOf(csv: string, items: unknown[]): string[] {
   return header!;
 }
 
+/**
+ * What the CSV of an answer holds, modelled apart from the client's writer: one record per item (per
+ * point, or the object without its context), the answer's window on each, and list_competitors' tracked
+ * brand as the first record (`tracked` true, false on the competitors).
+ */
+function csvRecords(answer: Record<string, unknown>): unknown[] {
+  const w = (answer.context as { window?: { name: string; first_day: string | null; last_day: string | null } } | undefined)?.window;
+  const head = w ? { window: { name: w.name, first_day: w.first_day, last_day: w.last_day } } : {};
+  const { context: _context, ...rest } = answer;
+  const list = Array.isArray(answer.items) ? answer.items : Array.isArray(answer.points) ? answer.points : [rest];
+  if (answer.tracked) {
+    return [{ ...head, tracked: true, ...(answer.tracked as object) }, ...list.map((item) => ({ ...head, tracked: false, ...item }))];
+  }
+  return list.map((item) => ({ ...head, ...item }));
+}
+
 describe('the geo command line, built, on the local stack', () => {
   let dir: string;
   let api: LocalApi;
@@ -128,34 +144,60 @@ describe('the geo command line, built, on the local stack', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  test('CSV for every figure read: one row per item, intervals as columns, read back equal to the JSON', async () => {
+  test('CSV for every figure read: one row per item, the window on each, intervals as columns, read back equal to the JSON', async () => {
     const groups = await geo.listGroups({ analysis, window: '30d' });
     const group = groups.items.find((g) => g.prompts > 0)!.id;
     const common = ['--analysis', analysis, '--window', '30d', '--format', 'csv'];
-    const figureReads: Array<[string, string[], () => Promise<unknown[]>]> = [
-      ['get-metrics', common, async () => [await geo.getMetrics({ analysis, window: '30d' })]],
-      ['get-metrics-timeseries', common, async () => (await geo.getMetricsTimeseries({ analysis, window: '30d' })).points],
-      ['list-engines', common, async () => (await geo.listEngines({ analysis, window: '30d' })).items],
-      ['list-competitors', common, async () => (await geo.listCompetitors({ analysis, window: '30d' })).items],
-      ['list-sources', common, async () => (await geo.listSources({ analysis, window: '30d' })).items],
-      ['list-groups', common, async () => groups.items],
+    const figureReads: Array<[string, string[], () => Promise<unknown>]> = [
+      ['get-metrics', common, () => geo.getMetrics({ analysis, window: '30d' })],
+      ['get-metrics-timeseries', common, () => geo.getMetricsTimeseries({ analysis, window: '30d' })],
+      ['list-engines', common, () => geo.listEngines({ analysis, window: '30d' })],
+      ['list-competitors', common, () => geo.listCompetitors({ analysis, window: '30d' })],
       [
-        'list-group-prompts',
-        [...common, '--group', group],
-        async () => (await geo.listGroupPrompts({ analysis, group, window: '30d' })).items,
+        'list-competitors',
+        [...common, '--segments', 'branded'],
+        () => geo.listCompetitors({ analysis, window: '30d', segments: 'branded' }),
       ],
+      ['list-sources', common, () => geo.listSources({ analysis, window: '30d' })],
+      ['list-groups', common, async () => groups],
+      ['list-group-prompts', [...common, '--group', group], () => geo.listGroupPrompts({ analysis, group, window: '30d' })],
     ];
     for (const [read, args, json] of figureReads) {
       const run = await cli([read, ...args]);
       expect({ read, code: run.code, stderr: run.stderr }).toEqual({ read, code: 0, stderr: '' });
-      const items = await json();
-      expect(items.length).toBeGreaterThan(0);
-      const header = expectCsvOf(run.stdout, items);
+      const records = csvRecords((await json()) as Record<string, unknown>);
+      expect(records.length).toBeGreaterThan(0);
+      const header = expectCsvOf(run.stdout, records);
+      // Every row says which window it measured: rows of several windows can be stacked.
+      expect({ read, head: header.slice(0, 3) }).toEqual({ read, head: ['window.name', 'window.first_day', 'window.last_day'] });
       // Rates come with their interval as two columns.
       const interval = header.find((c) => c.endsWith('.ci95.low'));
       expect({ read, interval: interval !== undefined }).toEqual({ read, interval: true });
       expect(header).toContain(interval!.replace(/low$/, 'high'));
     }
+  });
+
+  test("the competitors' CSV holds the tracked brand: its rank, share of voice and segments, told apart by a column", async () => {
+    const answer = await geo.listCompetitors({ analysis, window: '30d', segments: 'branded' });
+    const run = await cli(['list-competitors', '--analysis', analysis, '--window', '30d', '--segments', 'branded', '--format', 'csv']);
+    expect(run.code).toBe(0);
+    const [header, ...rows] = parseCsv(run.stdout);
+    expect(rows.length).toBe(answer.items.length + 1);
+    const cell = (row: string[], column: string) => row[header!.indexOf(column)];
+    const tracked = rows.filter((row) => cell(row, 'tracked') === 'true');
+    expect(tracked.length).toBe(1);
+    const row = tracked[0]!;
+    expect([cell(row, 'name'), Number(cell(row, 'rank')), Number(cell(row, 'share_of_voice.value'))]).toEqual([
+      answer.tracked.name,
+      answer.tracked.rank,
+      answer.tracked.share_of_voice.value,
+    ]);
+    expect(Number(cell(row, 'segments.branded.share_of_voice.value'))).toBe(answer.tracked.segments!.branded.share_of_voice.value);
+    expect(rows.filter((r) => cell(r, 'tracked') === 'false').map((r) => cell(r, 'name'))).toEqual(answer.items.map((c) => c.name));
+    // Every brand the ranking holds is a row: ranks 1 to n, none missing.
+    expect(rows.map((r) => Number(cell(r, 'rank'))).sort((a, b) => a - b)).toEqual(
+      [answer.tracked.rank, ...answer.items.map((c) => c.rank)].sort((a, b) => (a ?? 0) - (b ?? 0)),
+    );
   });
 
   test('--all pages through a list: every answer once, progress on stderr; csv and json of a cursor list', async () => {

@@ -74,6 +74,22 @@ class Reads(unittest.TestCase):
         self.assertEqual(len(metrics), 1)
         self.assertIn("metrics.visibility.value", metrics[0])
 
+    def test_rows_of_competitors_hold_the_tracked_brand(self) -> None:
+        geo = client()
+        answer = geo.list_competitors(ANALYSES["collected"], window="30d", segments="branded")
+        rows = to_rows(answer)
+        self.assertEqual(len(rows), len(answer["items"]) + 1)
+        tracked = answer["tracked"]
+        self.assertEqual(
+            (rows[0]["tracked"], rows[0]["name"], rows[0]["rank"], rows[0]["share_of_voice.value"]),
+            (True, tracked["name"], tracked["rank"], tracked["share_of_voice"]["value"]),
+        )
+        self.assertEqual(rows[0]["segments.branded.share_of_voice.value"], tracked["segments"]["branded"]["share_of_voice"]["value"])
+        self.assertEqual([r["name"] for r in rows[1:]], [c["name"] for c in answer["items"]])
+        self.assertEqual({r["tracked"] for r in rows[1:]}, {False})
+        # Every row carries the window, the tracked brand's too.
+        self.assertEqual({r["window.name"] for r in rows}, {"30d"})
+
     def test_a_base_address_without_api_v1_says_so(self) -> None:
         host = BASE_URL[: -len("/api/v1")] if BASE_URL.endswith("/api/v1") else BASE_URL
         with self.assertRaises(geo_api.NotFound) as caught:

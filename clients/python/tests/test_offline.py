@@ -192,6 +192,37 @@ class Rows(unittest.TestCase):
         self.assertEqual(to_rows({"context": {}, "metrics": {"answers": 3}}), [{"metrics.answers": 3}])
         self.assertEqual(flatten({"a": {"b": {"c": 1}}}, sep="__"), {"a__b__c": 1})
 
+    def test_the_tracked_brand_is_the_first_row_of_the_competitors_in_their_columns(self) -> None:
+        window = {"name": "30d", "first_day": "2026-06-01", "last_day": "2026-06-30", "days": 30}
+        answer = {
+            "context": {"window": window},
+            "tracked": {"name": "Acme", "rank": 1, "share_of_voice": {"value": 0.3}, "segments": None},
+            "items": [
+                {"name": "Initech", "kind": "direct", "domain": "initech.com", "rank": 2, "share_of_voice": {"value": 0.2}, "segments": None},
+                {"name": "Hooli", "kind": "indirect", "domain": None, "rank": 3, "share_of_voice": {"value": 0.1}, "segments": None},
+            ],
+            "next_cursor": None,
+            "truncated": False,
+            "total": 2,
+        }
+        rows = to_rows(answer)
+        self.assertEqual([(r["tracked"], r["name"], r["rank"], r["share_of_voice.value"]) for r in rows], [(True, "Acme", 1, 0.3), (False, "Initech", 2, 0.2), (False, "Hooli", 3, 0.1)])
+        head = ["window.name", "window.first_day", "window.last_day", "tracked"]
+        self.assertEqual(list(rows[0]), head + ["name", "kind", "domain", "rank", "share_of_voice.value", "segments"])
+        self.assertEqual((rows[0]["kind"], rows[0]["domain"]), (None, None))
+        out = io.StringIO(newline="")
+        to_csv(rows, out)
+        self.assertEqual(out.getvalue().split("\r\n")[1], "30d,2026-06-01,2026-06-30,true,Acme,,,1,0.3,")
+
+    def test_a_list_of_items_is_a_row_each_without_a_window(self) -> None:
+        self.assertEqual(to_rows([{"id": "a", "n": {"v": 1}}, {"id": "b", "n": {"v": 2}}]), [{"id": "a", "n.v": 1}, {"id": "b", "n.v": 2}])
+
+    def test_csv_numbers_are_written_as_javascript_writes_them(self) -> None:
+        # The TypeScript client's CSV writes String(x): the same bytes here for the same answer.
+        out = io.StringIO(newline="")
+        to_csv([{"delta": -3.9e-05, "whole": 1.0, "tiny": 1.5e-07, "big": 1e21, "n": 7, "p": 0.233946}], out)
+        self.assertEqual(out.getvalue(), "delta,whole,tiny,big,n,p\r\n-0.000039,1,1.5e-7,1e+21,7,0.233946\r\n")
+
     def test_csv_has_every_column_and_empty_cells_for_none(self) -> None:
         out = io.StringIO(newline="")
         self.assertEqual(to_csv([{"a": 1, "b": None}, {"a": 2.5, "c": "x,y", "d": True}], out), 2)

@@ -68,7 +68,8 @@ function help(): string {
     'Usage: geo <read> [--param value]... [--all] [--format json|ndjson|csv] [--quiet] [--max-retries n]',
     '',
     'Environment: GEO_API_KEY (the key), GEO_BASE_URL (the base address, ending with /api/v1).',
-    '--all pages through a list read; --format csv writes one row per item; --quiet hides progress and retries;',
+    '--all pages through a list read; --format csv writes one row per item, the window on each (the rest of',
+    "the answer, such as list-sources' categories, only in json); --quiet hides progress and retries;",
     '--max-retries bounds the retries of each call (default 2; a spent budget waits its Retry-After).',
     'Exit codes: 0 ok, 2 usage or parameters refused, 3 key refused, 4 not found, 5 budget spent, 6 fault, 1 unexpected.',
     '',
@@ -149,8 +150,12 @@ async function run(command: Command, client: GeoClient): Promise<void> {
   const op = OPERATIONS[read];
   if (command.all) {
     const items: unknown[] = [];
+    // The first page's answer: its window and what it says besides the items (the tracked brand), so the
+    // CSV of --all has the columns and rows of the same read's CSV without --all.
+    let first: Record<string, unknown> | undefined;
     const pages = client.paginate(read as ListReadName, params as ReadParams<ListReadName>, {
-      onPage: ({ page, yielded, total }) => {
+      onPage: ({ page, yielded, total, body }) => {
+        first ??= body as unknown as Record<string, unknown>;
         if (!command.quiet) process.stderr.write(`geo: page ${page}: ${yielded} of ${total} items\n`);
       },
     });
@@ -159,7 +164,7 @@ async function run(command: Command, client: GeoClient): Promise<void> {
       else items.push(item);
     }
     if (format === 'json') await write(`${JSON.stringify(items, null, 2)}\n`);
-    if (format === 'csv') await write(toCsv(toRows(items)));
+    if (format === 'csv') await write(toCsv(toRows(first ? { ...first, items } : items)));
     return;
   }
   const { data } = await client.request(read, params as never);
@@ -168,7 +173,7 @@ async function run(command: Command, client: GeoClient): Promise<void> {
   else if (format === 'ndjson') {
     if (Array.isArray(rows)) for (const item of rows) await write(`${JSON.stringify(item)}\n`);
     else await write(`${JSON.stringify(data)}\n`);
-  } else await write(toCsv(toRows(rows ?? data)));
+  } else await write(toCsv(toRows(data)));
 }
 
 export async function main(argv: string[], env: Record<string, string | undefined>): Promise<number> {

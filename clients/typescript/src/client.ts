@@ -37,8 +37,8 @@ interface ListPage {
 }
 
 /** Told after each page `paginate` read. */
-export interface PageEvent {
-  read: ListReadName;
+export interface PageEvent<K extends ListReadName = ListReadName> {
+  read: K;
   /** 1 for the first page. */
   page: number;
   items: number;
@@ -46,17 +46,22 @@ export interface PageEvent {
   yielded: number;
   /** The list's `total` as this page stated it. */
   total: number;
+  /**
+   * The page's whole answer: what it says besides its items (the window of `context`, the tracked brand
+   * of `listCompetitors`, the categories of `listSources`), which the items alone do not carry.
+   */
+  body: ReadResult<K>;
 }
 
-export interface PaginateOptions extends CallOptions {
-  onPage?: (event: PageEvent) => void;
+export interface PaginateOptions<K extends ListReadName = ListReadName> extends CallOptions {
+  onPage?: (event: PageEvent<K>) => void;
 }
 
 /** The parameters may be left out where the read requires none (`paginate('listAnalyses')`). */
 type PaginateArgs<K extends ListReadName> =
   Record<string, never> extends ReadParams<K>
-    ? [params?: ReadParams<K>, options?: PaginateOptions]
-    : [params: ReadParams<K>, options?: PaginateOptions];
+    ? [params?: ReadParams<K>, options?: PaginateOptions<K>]
+    : [params: ReadParams<K>, options?: PaginateOptions<K>];
 
 function environment(): Record<string, string | undefined> {
   return (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env ?? {};
@@ -197,7 +202,7 @@ export class GeoClientCore {
 
   /** Every item of a list read, page after page (cursor or offset), until the API says the list ends. */
   async *paginate<K extends ListReadName>(read: K, ...args: PaginateArgs<K>): AsyncGenerator<ReadItem<K>, void, undefined> {
-    const [params, options = {}] = args as [ReadParams<K> | undefined, PaginateOptions | undefined];
+    const [params, options = {}] = args as [ReadParams<K> | undefined, PaginateOptions<K> | undefined];
     const op = OPERATIONS[read];
     let current: AnyParams = { ...(params as AnyParams) };
     // The largest page the read allows, unless asked otherwise: fewer calls of the budget per item.
@@ -216,7 +221,7 @@ export class GeoClientCore {
         yielded += 1;
         yield item as ReadItem<K>;
       }
-      options.onPage?.({ read, page: pageNo, items: page.items.length, yielded, total: page.total });
+      options.onPage?.({ read, page: pageNo, items: page.items.length, yielded, total: page.total, body: data as ReadResult<K> });
       if (op.paging === 'cursor') {
         if (!page.next_cursor || page.next_cursor === current.cursor) return;
         current = { ...current, cursor: page.next_cursor };

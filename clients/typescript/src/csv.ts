@@ -1,8 +1,11 @@
 /**
- * Figures as CSV: one row per item (per day on the time series, one row for a read that returns one
- * object), nested objects flattened into dotted columns (`visibility.ci95.low`, `visibility.ci95.high`),
+ * Figures as CSV: one row per item of a list (per day of the time series, one row for a read that returns
+ * one object), nested objects flattened into dotted columns (`visibility.ci95.low`, `visibility.ci95.high`),
  * arrays of objects keyed by what names each element (`engines.chatgpt.visibility.value`), arrays of plain
- * values as JSON in one cell. RFC 4180 quoting, CRLF line ends.
+ * values as JSON in one cell. Every row of an answer that states its window starts with that window
+ * (`window.name`, `window.first_day`, `window.last_day`); the tracked brand of `listCompetitors` is a row
+ * of its own (`tracked` true). RFC 4180 quoting, CRLF line ends. The Python client's `to_rows` and
+ * `to_csv` follow the same rules, column for column (test/clients/python.test.ts compares them).
  */
 
 export type Cell = string | number | boolean | null;
@@ -39,14 +42,67 @@ function flatten(value: unknown, prefix: string, out: Row): void {
   }
 }
 
-/** Flat rows: one per element of `items` (an array), else one for the object itself. */
-export function toRows(items: unknown): Row[] {
-  const list = Array.isArray(items) ? items : [items];
-  return list.map((item) => {
-    const row: Row = {};
-    flatten(item, '', row);
-    return row;
-  });
+function flatRow(record: unknown): Row {
+  // A list of plain values has no field to name a column by: Python's to_rows calls it `value` too.
+  if (record === null || typeof record !== 'object' || Array.isArray(record)) return { value: toCell(record) };
+  const row: Row = {};
+  flatten(record, '', row);
+  return row;
+}
+
+function toCell(value: unknown): Cell {
+  if (value === undefined || value === null) return null;
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return value;
+  return JSON.stringify(value);
+}
+
+/** The window an answer measured, for every one of its rows: rows of several windows can then be stacked. */
+function windowColumns(answer: Record<string, unknown>): Row {
+  const context = answer.context;
+  const window = context && typeof context === 'object' ? (context as { window?: unknown }).window : undefined;
+  if (!window || typeof window !== 'object') return {};
+  const w = window as Record<string, unknown>;
+  return { 'window.name': toCell(w.name), 'window.first_day': toCell(w.first_day), 'window.last_day': toCell(w.last_day) };
+}
+
+/**
+ * The tracked brand's row in the columns of the competitors' rows: the fields it lacks (`kind`,
+ * `competitor_id`, `domain`) stay empty in their place, so that the header keeps the items' order.
+ */
+function aligned(row: Row, like: Row | undefined): Row {
+  const out: Row = {};
+  for (const column of Object.keys(like ?? {})) out[column] = column in row ? (row[column] ?? null) : null;
+  for (const [column, value] of Object.entries(row)) if (!(column in out)) out[column] = value;
+  return out;
+}
+
+/**
+ * Flat rows of a read's answer: one per element of `items` (a list read) or `points` (the time series),
+ * else one for the object itself. The answer's `context` gives the window columns that start every row;
+ * the rest of it (state, comparison, coverage...), the paging fields and what a reply says of its list as
+ * a whole (the series' `summary` and `segments`, the sources' `categories`) are not rows and are left out:
+ * the JSON has them. `listCompetitors`' tracked brand is ranked with its competitors, so it is a row: the
+ * first, with `tracked` true (false on the competitors' rows). An array (paginate's items) gives one row
+ * per element, as they are.
+ */
+export function toRows(answer: unknown): Row[] {
+  if (Array.isArray(answer)) return answer.map(flatRow);
+  if (answer === null || typeof answer !== 'object') return [flatRow(answer)];
+  const body = answer as Record<string, unknown>;
+  const head = windowColumns(body);
+  let records: unknown[];
+  if (Array.isArray(body.items)) records = body.items;
+  else if (Array.isArray(body.points)) records = body.points;
+  else {
+    const { context: _context, ...rest } = body;
+    records = [rest];
+  }
+  const rows = records.map(flatRow);
+  const tracked = Array.isArray(body.items) ? body.tracked : undefined;
+  if (tracked && typeof tracked === 'object') {
+    return [{ ...head, tracked: true, ...aligned(flatRow(tracked), rows[0]) }, ...rows.map((row) => ({ ...head, tracked: false, ...row }))];
+  }
+  return rows.map((row) => ({ ...head, ...row }));
 }
 
 // A spreadsheet runs a cell that starts with one of these as a formula; answer texts and cited URLs are
