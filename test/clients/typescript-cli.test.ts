@@ -220,6 +220,55 @@ describe('the geo command line, built, on the local stack', () => {
     expect(JSON.parse(json.stdout)).toEqual(analyses.items);
   });
 
+  test('--all on a one-page read asks its largest page: every item the API counts, whatever --limit says', async () => {
+    const whole = await geo.listSources({ analysis, window: '30d', limit: 200 });
+    expect(whole.total).toBeGreaterThan(5);
+    const run = await cli(['list-sources', '--analysis', analysis, '--window', '30d', '--limit', '5', '--all', '--format', 'ndjson']);
+    expect(run.code).toBe(0);
+    const domains = run.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).domain as string);
+    expect(domains).toEqual(whole.items.map((s) => s.domain));
+    expect(domains.length).toBe(whole.total);
+    expect(run.stderr).toBe(`geo: page 1: ${whole.total} of ${whole.total} items\n`);
+
+    // --all's CSV is the read's CSV: the same window columns, the tracked brand's row.
+    for (const read of ['list-competitors', 'list-sources']) {
+      const args = [read, '--analysis', analysis, '--window', '30d', '--format', 'csv', '--quiet'];
+      const [one, all] = await Promise.all([cli(args), cli([...args, '--all'])]);
+      expect({ read, code: all.code, stderr: all.stderr }).toEqual({ read, code: 0, stderr: '' });
+      expect({ read, csv: all.stdout }).toEqual({ read, csv: one.stdout });
+    }
+  });
+
+  test('--all on a list longer than any call reaches: every item got, then one line on stderr and exit 7', async () => {
+    const { total } = await geo.listRuns({ analysis, limit: 1 });
+    const first = await geo.listRuns({ analysis, limit: 100 });
+    expect(total).toBeGreaterThan(100);
+    const told = `geo: incomplete: wrote 100 of ${total} items of list-runs: it returns one page of at most 100 items and has no cursor or offset to reach the others\n`;
+
+    const ndjson = await cli(['list-runs', '--analysis', analysis, '--all', '--format', 'ndjson']);
+    expect(ndjson.code).toBe(7);
+    const ids = ndjson.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).id as string);
+    expect(ids).toEqual(first.items.map((r) => r.id));
+    expect(ndjson.stderr).toBe(`geo: page 1: 100 of ${total} items\n${told}`);
+
+    // --quiet hides the progress, never the shortfall; json and csv are written whole before it is told.
+    const json = await cli(['list-runs', '--analysis', analysis, '--all', '--quiet', '--limit', '3']);
+    expect([json.code, json.stderr]).toEqual([7, told]);
+    expect((JSON.parse(json.stdout) as Array<{ id: string }>).map((r) => r.id)).toEqual(ids);
+    const csv = await cli(['list-runs', '--analysis', analysis, '--all', '--quiet', '--format', 'csv']);
+    expect([csv.code, csv.stderr]).toEqual([7, told]);
+    expectCsvOf(csv.stdout, first.items);
+
+    const help = await cli(['--help']);
+    expect(help.stdout).toMatch(/7 --all wrote fewer items than the list holds/);
+  });
+
   test('every read answers through the CLI (json), the key from GEO_API_KEY', async () => {
     const me = await cli(['getMe']);
     expect(me.code).toBe(0);

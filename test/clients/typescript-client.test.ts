@@ -6,6 +6,7 @@ import {
   createClient,
   GeoApiError,
   type GeoClient,
+  GeoIncompleteListError,
   type ReadName,
   type RetryEvent,
 } from '../../clients/typescript/src/index.js';
@@ -174,6 +175,46 @@ describe('the TypeScript client on the local stack', () => {
     const engines: string[] = [];
     for await (const e of geo.paginate('listEngines', { analysis: collected })) engines.push(e.engine.key);
     expect(engines).toEqual((await geo.listEngines({ analysis: collected })).items.map((e) => e.engine.key));
+  });
+
+  test('a one-page read is asked its largest page: a limit under paginate is a page size, never a cut', async () => {
+    const whole = await geo.listSources({ analysis: collected, window: '30d', limit: 200 });
+    expect(whole.total).toBeGreaterThan(5);
+    expect(whole.truncated).toBe(false);
+    const domains: string[] = [];
+    const pages: Array<{ page: number; total: number; window: string | undefined }> = [];
+    for await (const s of geo.paginate(
+      'listSources',
+      { analysis: collected, window: '30d', limit: 5 },
+      { onPage: (e) => pages.push({ page: e.page, total: e.total, window: e.body.context.window.name }) },
+    )) {
+      domains.push(s.domain);
+    }
+    expect(domains).toEqual(whole.items.map((s) => s.domain));
+    expect(domains.length).toBe(whole.total);
+    // The page's whole answer goes to onPage: what it says besides the items.
+    expect(pages).toEqual([{ page: 1, total: whole.total, window: '30d' }]);
+  });
+
+  test('a list longer than any call reaches: every item got is yielded, once, then GeoIncompleteListError', async () => {
+    const { total } = await geo.listRuns({ analysis: collected, limit: 1 });
+    const first = await geo.listRuns({ analysis: collected, limit: 100 });
+    expect(total).toBeGreaterThan(100); // the demo's collected analysis holds more runs than one page
+    const ids: string[] = [];
+    let thrown: unknown;
+    try {
+      for await (const run of geo.paginate('listRuns', { analysis: collected, limit: 2 })) ids.push(run.id);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(GeoIncompleteListError);
+    expect(thrown).not.toBeInstanceOf(GeoApiError);
+    const error = thrown as GeoIncompleteListError;
+    expect({ read: error.read, yielded: error.yielded, total: error.total }).toEqual({ read: 'listRuns', yielded: 100, total });
+    expect(error.message).toBe(`listRuns gave 100 of ${total} items: ${error.reason}`);
+    expect(error.reason).toMatch(/one page of at most 100 items/);
+    expect(ids).toEqual(first.items.map((r) => r.id));
+    expect(new Set(ids).size).toBe(ids.length);
   });
 
   test('a base address without /api/v1: the not_found says what to try', async () => {

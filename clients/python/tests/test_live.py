@@ -137,6 +137,39 @@ class Paging(unittest.TestCase):
         self.assertEqual(len(list(pager)), pager.total)
         self.assertEqual(pager.pages, 1)
 
+    def test_a_one_page_read_is_asked_its_largest_page_whatever_the_limit(self) -> None:
+        # limit=5 is a cut on list_sources itself; under paginate it is a page size, and this read's one
+        # page is all a call can reach: every domain the API counts, not the first five.
+        geo = client()
+        slug = ANALYSES["collected"]
+        whole = geo.list_sources(slug, window="30d", limit=200)
+        self.assertGreater(whole["total"], 5)
+        self.assertFalse(whole["truncated"])
+        pager = geo.paginate("list_sources", analysis=slug, window="30d", limit=5)
+        domains = [s["domain"] for s in pager]
+        self.assertEqual(domains, [s["domain"] for s in whole["items"]])
+        self.assertEqual((len(domains), pager.total, pager.pages), (whole["total"], whole["total"], 1))
+
+    def test_a_list_longer_than_any_call_reaches_raises_after_every_item_it_got(self) -> None:
+        geo = client()
+        slug = ANALYSES["collected"]
+        total = geo.list_runs(slug, limit=1)["total"]
+        largest = geo.list_runs(slug, limit=100)["items"]
+        self.assertGreater(total, 100, "the demo's collected analysis should hold more runs than one page")
+        got: List[str] = []
+        pager = geo.paginate("list_runs", analysis=slug, limit=2)
+        with self.assertRaises(geo_api.IncompleteListError) as caught:
+            for run in pager:
+                got.append(run["id"])
+        error = caught.exception
+        self.assertNotIsInstance(error, geo_api.GeoApiError)
+        self.assertEqual((error.read, error.yielded, error.total), ("list_runs", 100, total))
+        self.assertEqual(got, [r["id"] for r in largest])
+        self.assertEqual(len(set(got)), len(got))
+        self.assertEqual((pager.yielded, pager.total, pager.pages), (100, total, 1))
+        self.assertIn(f"list_runs gave 100 of {total} items", str(error))
+        self.assertIn("one page of at most 100", error.reason)
+
 
 @live
 class Refusals(unittest.TestCase):

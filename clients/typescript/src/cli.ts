@@ -8,7 +8,7 @@
  */
 import { createClient, type GeoClient } from './client.js';
 import { toCsv, toRows } from './csv.js';
-import { GeoApiError } from './errors.js';
+import { GeoApiError, GeoIncompleteListError } from './errors.js';
 import { OPERATIONS } from './operations.js';
 import type { GeoErrorCode, ListReadName, ReadName, ReadParams } from './types.js';
 
@@ -27,6 +27,11 @@ export const EXIT = {
   budget: 5,
   /** The service or the way to it: 5xx codes, no answer, an answer that is not the API's. */
   fault: 6,
+  /**
+   * --all wrote every item it got, but the list holds more that no call can reach (a one-page read whose
+   * answer says truncated): the data on stdout are short of the list, which a script must not take as whole.
+   */
+  incomplete: 7,
 } as const;
 
 const FORMATS = ['json', 'ndjson', 'csv'] as const;
@@ -68,10 +73,12 @@ function help(): string {
     'Usage: geo <read> [--param value]... [--all] [--format json|ndjson|csv] [--quiet] [--max-retries n]',
     '',
     'Environment: GEO_API_KEY (the key), GEO_BASE_URL (the base address, ending with /api/v1).',
-    '--all pages through a list read; --format csv writes one row per item, the window on each (the rest of',
-    "the answer, such as list-sources' categories, only in json); --quiet hides progress and retries;",
+    '--all pages through a list read (its --limit is a page size; a one-page read is asked its largest page);',
+    "--format csv writes one row per item, the window on each (the rest of the answer, such as list-sources'",
+    'categories, only in json); --quiet hides progress and retries;',
     '--max-retries bounds the retries of each call (default 2; a spent budget waits its Retry-After).',
-    'Exit codes: 0 ok, 2 usage or parameters refused, 3 key refused, 4 not found, 5 budget spent, 6 fault, 1 unexpected.',
+    'Exit codes: 0 ok, 2 usage or parameters refused, 3 key refused, 4 not found, 5 budget spent, 6 fault,',
+    '7 --all wrote fewer items than the list holds (no call reaches the rest; stderr says how many), 1 unexpected.',
     '',
     'Reads:',
   ];
@@ -145,7 +152,8 @@ async function write(text: string): Promise<void> {
   if (!process.stdout.write(text)) await new Promise<void>((resolve) => process.stdout.once('drain', resolve));
 }
 
-async function run(command: Command, client: GeoClient): Promise<void> {
+/** Exits EXIT.ok, or EXIT.incomplete when --all wrote fewer items than the list holds. */
+async function run(command: Command, client: GeoClient): Promise<number> {
   const { read, params, format } = command;
   const op = OPERATIONS[read];
   if (command.all) {
@@ -159,13 +167,25 @@ async function run(command: Command, client: GeoClient): Promise<void> {
         if (!command.quiet) process.stderr.write(`geo: page ${page}: ${yielded} of ${total} items\n`);
       },
     });
-    for await (const item of pages) {
-      if (format === 'ndjson') await write(`${JSON.stringify(item)}\n`);
-      else items.push(item);
+    let incomplete: GeoIncompleteListError | undefined;
+    try {
+      for await (const item of pages) {
+        if (format === 'ndjson') await write(`${JSON.stringify(item)}\n`);
+        else items.push(item);
+      }
+    } catch (error) {
+      // Every item got is written all the same; the shortfall is told after it, and by the exit code.
+      if (!(error instanceof GeoIncompleteListError)) throw error;
+      incomplete = error;
     }
     if (format === 'json') await write(`${JSON.stringify(items, null, 2)}\n`);
     if (format === 'csv') await write(toCsv(toRows(first ? { ...first, items } : items)));
-    return;
+    if (!incomplete) return EXIT.ok;
+    // Not hidden by --quiet: progress is optional, a list short of its total is not.
+    process.stderr.write(
+      `geo: incomplete: wrote ${incomplete.yielded} of ${incomplete.total} items of ${kebab(read)}: ${incomplete.reason}\n`,
+    );
+    return EXIT.incomplete;
   }
   const { data } = await client.request(read, params as never);
   const rows = op.rows ? (data as Record<string, unknown>)[op.rows] : undefined;
@@ -174,6 +194,7 @@ async function run(command: Command, client: GeoClient): Promise<void> {
     if (Array.isArray(rows)) for (const item of rows) await write(`${JSON.stringify(item)}\n`);
     else await write(`${JSON.stringify(data)}\n`);
   } else await write(toCsv(toRows(data)));
+  return EXIT.ok;
 }
 
 export async function main(argv: string[], env: Record<string, string | undefined>): Promise<number> {
@@ -215,8 +236,7 @@ export async function main(argv: string[], env: Record<string, string | undefine
     return EXIT.usage;
   }
   try {
-    await run(command, client);
-    return EXIT.ok;
+    return await run(command, client);
   } catch (error) {
     if (!(error instanceof GeoApiError)) throw error;
     const details = [

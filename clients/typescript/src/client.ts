@@ -1,4 +1,4 @@
-import { GeoApiError } from './errors.js';
+import { GeoApiError, GeoIncompleteListError } from './errors.js';
 import { OPERATIONS, type ReadMethods } from './operations.js';
 import type {
   CallOptions,
@@ -200,13 +200,19 @@ export class GeoClientCore {
     }
   }
 
-  /** Every item of a list read, page after page (cursor or offset), until the API says the list ends. */
+  /**
+   * Every item of a list read, page after page (cursor or offset), until the API says the list ends. A
+   * list that still says `truncated` where no call can go on throws a GeoIncompleteListError once every
+   * item got has been yielded: paging never ends quietly short of the list.
+   */
   async *paginate<K extends ListReadName>(read: K, ...args: PaginateArgs<K>): AsyncGenerator<ReadItem<K>, void, undefined> {
     const [params, options = {}] = args as [ReadParams<K> | undefined, PaginateOptions<K> | undefined];
     const op = OPERATIONS[read];
     let current: AnyParams = { ...(params as AnyParams) };
-    // The largest page the read allows, unless asked otherwise: fewer calls of the budget per item.
-    if (current.limit === undefined && op.maxLimit !== null) current.limit = op.maxLimit;
+    // Under paginate `limit` is a page size, never a cut. A read that pages takes the caller's size, or
+    // the largest (fewer calls of the budget per item); a one-page read always gets the largest, since its
+    // one page is all that any call can reach, and a smaller one would only leave items out.
+    if (op.maxLimit !== null && (current.limit === undefined || op.paging === 'single')) current.limit = op.maxLimit;
     const seen = new Set<string>();
     let yielded = 0;
     for (let pageNo = 1; ; pageNo++) {
@@ -222,13 +228,27 @@ export class GeoClientCore {
         yield item as ReadItem<K>;
       }
       options.onPage?.({ read, page: pageNo, items: page.items.length, yielded, total: page.total, body: data as ReadResult<K> });
+      let reason: string;
       if (op.paging === 'cursor') {
-        if (!page.next_cursor || page.next_cursor === current.cursor) return;
-        current = { ...current, cursor: page.next_cursor };
+        if (page.next_cursor && page.next_cursor !== current.cursor) {
+          current = { ...current, cursor: page.next_cursor };
+          continue;
+        }
+        reason = 'the API said the list goes on (truncated) but gave no next_cursor';
       } else if (op.paging === 'offset') {
-        if (!page.truncated || page.items.length === 0) return;
-        current = { ...current, offset: Number(current.offset ?? 0) + page.items.length };
-      } else return;
+        if (page.truncated && page.items.length > 0) {
+          current = { ...current, offset: Number(current.offset ?? 0) + page.items.length };
+          continue;
+        }
+        reason = `the API said the list goes on (truncated) but its page at offset ${Number(current.offset ?? 0)} was empty`;
+      } else {
+        reason =
+          op.maxLimit === null
+            ? 'it returns one page and has no cursor or offset to reach the others'
+            : `it returns one page of at most ${op.maxLimit} items and has no cursor or offset to reach the others`;
+      }
+      if (page.truncated) throw new GeoIncompleteListError({ read, yielded, total: page.total, reason });
+      return;
     }
   }
 

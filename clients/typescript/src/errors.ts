@@ -1,4 +1,4 @@
-import type { GeoErrorCode, RateLimit } from './types.js';
+import type { GeoErrorCode, ListReadName, RateLimit } from './types.js';
 
 /**
  * Every failed call: an error body of the API (its `code`, `message`, `param`, `request_id`), an answer
@@ -42,4 +42,30 @@ export class GeoApiError extends Error {
 /** True when `error` is a GeoApiError, optionally with one of `codes`. */
 export function isGeoApiError(error: unknown, ...codes: GeoErrorCode[]): error is GeoApiError {
   return error instanceof GeoApiError && (codes.length === 0 || codes.includes(error.code));
+}
+
+/**
+ * `paginate` reached the end of what the API lets it reach while the list still holds more: the last
+ * page said `truncated` and gave no way on (a one-page read such as `listRuns`, whose largest page is
+ * smaller than the list). Thrown after every item that was got has been yielded, so a loop has them all;
+ * it is not a GeoApiError, since every call succeeded: what is missing is items, not an answer.
+ */
+export class GeoIncompleteListError extends Error {
+  override readonly name = 'GeoIncompleteListError';
+  /** The list read, as its method is named (`listRuns`). */
+  readonly read: ListReadName;
+  /** Items yielded, each once. */
+  readonly yielded: number;
+  /** The list's `total` as its last page stated it. */
+  readonly total: number;
+  /** Why no call can reach the rest, for people (it may be reworded). */
+  readonly reason: string;
+
+  constructor(init: { read: ListReadName; yielded: number; total: number; reason: string }) {
+    super(`${init.read} gave ${init.yielded} of ${init.total} items: ${init.reason}`);
+    this.read = init.read;
+    this.yielded = init.yielded;
+    this.total = init.total;
+    this.reason = init.reason;
+  }
 }

@@ -1,6 +1,6 @@
 export { createClient, type GeoClient, GeoClientCore, type PageEvent, type PaginateOptions } from './client.js';
 export { toCsv, toRows } from './csv.js';
-export { GeoApiError, isGeoApiError } from './errors.js';
+export { GeoApiError, GeoIncompleteListError, isGeoApiError } from './errors.js';
 export { API_ERROR_CODES, OPERATIONS, type ReadMethods } from './operations.js';
 export type {
   ApiErrorCode,

@@ -15,7 +15,7 @@ from http.client import HTTPException
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple
 
 from ._generated import READS, Read, Reads
-from .errors import GeoApiError, NetworkError, UnexpectedResponse, error_for
+from .errors import GeoApiError, IncompleteListError, NetworkError, UnexpectedResponse, error_for
 
 __version__ = "0.1.0"
 
@@ -223,8 +223,11 @@ class Client(Reads):
         """Every item of a list read, page after page, each once.
 
         Cursor reads (list_analyses, list_answers) follow ``next_cursor``; list_group_prompts moves its
-        ``offset``; the other lists are one page. Without a ``limit``, pages are as large as the read
-        allows (fewer calls, less budget). Stops where the API says the list ends.
+        ``offset``; the other lists are one page. ``limit`` is a page size, never a cut: without one, pages
+        are as large as the read allows (fewer calls, less budget), and a one-page read (list_sources,
+        list_runs) is always asked its largest page. Stops where the API says the list ends; when the list
+        still says ``truncated`` where no call can go on, raises :class:`IncompleteListError` after
+        yielding every item it got.
         """
         return Pager(self, read, params)
 
@@ -269,7 +272,8 @@ def _identity(item: Any) -> str:
 
 
 class Pager(Iterator[Any]):
-    """An iterator over every item of a list read; ``total`` and ``pages`` say what the API answered."""
+    """An iterator over every item of a list read; ``total``, ``pages`` and ``yielded`` say what the API
+    answered and what came of it."""
 
     def __init__(self, client: Client, read: str, params: Mapping[str, Any]) -> None:
         self.params = _arguments(read, params)
@@ -279,16 +283,26 @@ class Pager(Iterator[Any]):
             raise ValueError(f"{read!r} is not a list read; the list reads: {', '.join(lists)}")
         self.read = read
         if table.max_limit is not None:
-            self.params.setdefault("limit", table.max_limit)
+            # A page size, never a cut: a one-page read always gets its largest page, since that page is
+            # all any call can reach and a smaller one would only leave items out.
+            if table.paging == "single":
+                self.params["limit"] = table.max_limit
+            else:
+                self.params.setdefault("limit", table.max_limit)
         self._client = client
         self._paging = table.paging
+        self._max_limit = table.max_limit
         #: The list's ``total`` as the last page stated it; None before the first page.
         self.total: Optional[int] = None
         #: Pages fetched so far.
         self.pages = 0
+        #: Items yielded so far, each once.
+        self.yielded = 0
         self._items: Iterator[Any] = iter(())
         self._seen: set = set()
         self._done = False
+        #: Why the list ends short of its total, once its last page says so; None while it does not.
+        self._short: Optional[str] = None
 
     def __iter__(self) -> "Pager":
         return self
@@ -298,12 +312,27 @@ class Pager(Iterator[Any]):
         self.pages += 1
         self.total = page.get("total")
         items = list(page.get("items") or [])
-        if self._paging == "cursor" and page.get("next_cursor"):
+        truncated = bool(page.get("truncated"))
+        if self._paging == "cursor" and page.get("next_cursor") and page["next_cursor"] != self.params.get("cursor"):
             self.params["cursor"] = page["next_cursor"]
-        elif self._paging == "offset" and page.get("truncated") and items:
+            return items
+        if self._paging == "offset" and truncated and items:
             self.params["offset"] = int(self.params.get("offset") or 0) + len(items)
-        else:
-            self._done = True
+            return items
+        self._done = True
+        if truncated:
+            # Told once the items of this page are yielded: the caller keeps every item got, then learns
+            # that the list holds more than any call can reach.
+            if self._paging == "cursor":
+                reason = "the API said the list goes on (truncated) but gave no next_cursor"
+            elif self._paging == "offset":
+                offset = int(self.params.get("offset") or 0)
+                reason = f"the API said the list goes on (truncated) but its page at offset {offset} was empty"
+            elif self._max_limit is None:
+                reason = "it returns one page and has no cursor or offset to reach the others"
+            else:
+                reason = f"it returns one page of at most {self._max_limit} items and has no cursor or offset to reach the others"
+            self._short = reason
         return items
 
     def __next__(self) -> Any:
@@ -313,7 +342,10 @@ class Pager(Iterator[Any]):
                 if identity in self._seen:
                     continue
                 self._seen.add(identity)
+                self.yielded += 1
                 return item
             if self._done:
+                if self._short is not None:
+                    raise IncompleteListError(self.read, self.yielded, int(self.total or 0), self._short)
                 raise StopIteration
             self._items = iter(self._next_page())

@@ -129,6 +129,28 @@ class UnexpectedResponse(GeoApiError):
     error_code = "unexpected_response"
 
 
+class IncompleteListError(Exception):
+    """``paginate`` reached the end of what the API lets it reach while the list still holds more.
+
+    The last page said ``truncated`` and gave no way on: a one-page read such as ``list_runs``, whose
+    largest page is smaller than the list. Raised after every item that was got has been yielded (a
+    ``for`` loop has them all). Not a :class:`GeoApiError`: every call succeeded, what is missing is items.
+
+    Attributes:
+        read: the list read (``list_runs``).
+        yielded: the items yielded, each once.
+        total: the list's ``total`` as its last page stated it.
+        reason: why no call can reach the rest, for people (it may be reworded).
+    """
+
+    def __init__(self, read: str, yielded: int, total: int, reason: str) -> None:
+        super().__init__(f"{read} gave {yielded} of {total} items: {reason}")
+        self.read = read
+        self.yielded = yielded
+        self.total = total
+        self.reason = reason
+
+
 #: The class of each error code the API answers.
 ERROR_CLASSES: Dict[str, Type[GeoApiError]] = {
     cls.error_code: cls
