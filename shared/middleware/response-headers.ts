@@ -26,6 +26,10 @@ function budgetHeaders(budget: BudgetState | undefined): Record<string, string> 
   };
 }
 
+/** Whether a response has content: 204 never does; a 202 only when it has a body. HEAD keeps GET's type. */
+const hasContent = (response: Result): boolean =>
+  response.statusCode !== 204 && !(response.statusCode === 202 && (response.body ?? '') === '');
+
 /** Server-Timing (W3C): where the time of this call went, for callers and for the benchmark split. */
 function timingHeader(call: Call): Record<string, string> {
   const parts = Object.entries(call.timings).map(([stage, ms]) => `${stage};dur=${ms}`);
@@ -41,9 +45,12 @@ export function responseHeadersMiddleware(): MiddlewareObj<Event, Result, Error,
   const finish = (request: CallRequest, response: Result): void => {
     const call = request.context.call;
     const extra = call.error?.headers() ?? {};
+    const { 'content-type': type, ...base } = baseHeaders(call.requestId);
     response.headers = {
       ...response.headers,
-      ...baseHeaders(call.requestId),
+      // An answer that carries no content (OPTIONS' 204, an MCP notification's 202) names no media type.
+      ...(hasContent(response) ? { 'content-type': type } : {}),
+      ...base,
       ...budgetHeaders(call.budget),
       ...timingHeader(call),
       ...extra,

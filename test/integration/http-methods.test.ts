@@ -83,6 +83,8 @@ describe('OPTIONS answers 204 with Allow, before any key', () => {
     expect(reply.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     expect(reply.headers.get('x-ratelimit-limit')).toBeNull();
     expect(reply.bytes.length).toBe(0);
+    // No content, so no media type.
+    expect(reply.headers.get('content-type')).toBeNull();
   });
 
   test('a path outside the contract is still 404', async () => {

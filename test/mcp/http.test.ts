@@ -99,6 +99,9 @@ describe('the HTTP chain in front of the MCP server', () => {
     const note = await rpc(api, key(), { jsonrpc: '2.0', method: 'notifications/initialized' });
     expect(note.status).toBe(202);
     expect(note.headers.get('x-ratelimit-limit')).toBeNull();
+    // Accepted with no content, so no media type; the request id as on every answer.
+    expect({ type: note.headers.get('content-type'), body: note.text }).toEqual({ type: null, body: '' });
+    expect(note.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     const served = await rpc(api, key(), toolCall('get_me', {}));
     expect(served.headers.get('x-ratelimit-limit')).toMatch(/^\d+$/);
   });
