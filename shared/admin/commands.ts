@@ -205,7 +205,7 @@ const COMMANDS: Command[] = [
       const { rows } = await db.query<{ id: string; slug: string; name: string; plan: string; members: number; active_keys: number }>(
         `SELECT w.id, w.slug, w.name, w.plan_key AS plan,
                 (SELECT count(*)::int FROM members m WHERE m.workspace_id = w.id AND m.left_at IS NULL) AS members,
-                (SELECT count(*)::int FROM api_keys k WHERE k.workspace_id = w.id AND k.revoked_at IS NULL AND k.expires_at > now()) AS active_keys
+                active_key_count(w.id) AS active_keys
            FROM workspaces w ORDER BY w.slug`,
       );
       if (rows.length === 0) return { result: rows, text: 'No workspaces.' };

@@ -237,10 +237,7 @@ export async function createKey(
     const brandId = input.scope === 'brand' ? await findBrand(tx, input.brand as string, ws) : null;
     const analysisId = input.scope === 'analysis' ? await findAnalysis(tx, input.analysis as string, ws) : null;
 
-    const { rows: counted } = await tx.query<{ n: number }>(
-      'SELECT count(*)::int AS n FROM api_keys WHERE workspace_id = $1 AND revoked_at IS NULL AND expires_at > now()',
-      [ws.id],
-    );
+    const { rows: counted } = await tx.query<{ n: number }>('SELECT active_key_count($1) AS n', [ws.id]);
     if ((counted[0]?.n ?? 0) >= MAX_ACTIVE_KEYS) {
       throw new KeyAdminError(
         'key_limit_reached',

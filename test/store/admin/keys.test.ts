@@ -15,13 +15,9 @@ let manifest: DemoManifest;
 const owner = 'owner@acme.test';
 const base: CreateKeyInput = { workspace: 'acme', creator: owner, name: 'CI', scope: 'workspace' };
 
+/** The keys the listing calls active: what the limit counts. */
 async function activeCount(workspace: string): Promise<number> {
-  const { rows } = await store.db.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id
-     WHERE w.slug = $1 AND k.revoked_at IS NULL AND k.expires_at > now()`,
-    [workspace],
-  );
-  return rows[0]?.n ?? 0;
+  return (await listKeys(store.db, workspace)).filter((k) => k.status === 'active').length;
 }
 
 async function refusal(p: Promise<unknown>): Promise<string> {
@@ -144,12 +140,9 @@ describe('createKey', () => {
     expect(await refusal(createKey(store.db, { ...base, workspace: 'no-such-workspace' }))).toBe('workspace_not_found');
   });
 
-  test('refuses the eleventh active key; revoked and expired keys do not count', async () => {
-    const { rows } = await store.db.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM api_keys WHERE workspace_id = $1 AND (revoked_at IS NOT NULL OR expires_at <= now())`,
-      [manifest.workspaces.acme],
-    );
-    expect(rows[0]?.n).toBeGreaterThanOrEqual(2);
+  test('refuses the eleventh active key; revoked, expired and creator-inactive keys do not count', async () => {
+    const dead = new Set((await listKeys(store.db, 'acme')).filter((k) => k.status !== 'active').map((k) => k.status));
+    expect([...dead].sort()).toEqual(['creator_inactive', 'expired', 'revoked']);
     while ((await activeCount('acme')) < MAX_ACTIVE_KEYS) await createKey(store.db, { ...base, name: 'filler' });
     const err = await createKey(store.db, { ...base, name: 'eleventh' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(KeyAdminError);

@@ -22,6 +22,16 @@ CREATE OR REPLACE FUNCTION key_status(k api_keys, m members) RETURNS text LANGUA
               ELSE 'active' END
 $$;
 
+-- How many keys of a workspace may be used now (key_status 'active'): what the limit of ten active keys
+-- counts (shared/admin/keys.ts) and the workspace listing shows. A dead key (revoked, expired, or whose
+-- creator lost access) takes no place.
+CREATE OR REPLACE FUNCTION active_key_count(p_workspace uuid) RETURNS integer LANGUAGE sql STABLE AS $$
+  SELECT count(*)::integer
+    FROM api_keys k
+    LEFT JOIN members m ON m.workspace_id = k.workspace_id AND m.user_id = k.created_by
+   WHERE k.workspace_id = p_workspace AND key_status(k, m) = 'active'
+$$;
+
 -- The key, its plan, the creator's standing, the reach count, the analysis the call names (p_analysis,
 -- NULL when it names none) if the key reaches it, and the last_used_at stamp.
 --
