@@ -213,21 +213,26 @@ export interface StateFacts {
   finishedRows: boolean;
   /** Extracted answers in the window. */
   extracted: number;
-  /** Runs of the window collected but not extracted yet, failed ones included. */
-  unfinishedRuns: number;
+  /** Runs of the window collected and still to be extracted (not failed). */
+  lateRuns: number;
+  /** Runs of the window that failed after their collection: over, their volumes counted, never late. */
+  failedRuns: number;
   /** Answers collected in the window, those of unfinished runs included. */
   answers: number;
 }
 
 /**
  * The state of a figure read's window (docs/figures.md, Context): never collected without an anchor;
- * measured once anything in the window is extracted; extraction_late while the window holds collected
- * runs or answers and nothing of them is extracted; otherwise no_data.
+ * measured once anything in the window is extracted, or once its runs are over (finished, or failed after
+ * their collection: the data contract's failed run never makes figures late); extraction_late while the
+ * window holds runs or answers still to be extracted; otherwise no_data.
  */
 export function figureState(facts: StateFacts): FigureContext['state'] {
   if (!facts.collected) return 'never_collected';
   if (facts.finishedRows || facts.extracted > 0) return 'measured';
-  if (facts.unfinishedRuns > 0 || facts.answers > 0) return 'extraction_late';
+  if (facts.lateRuns > 0) return 'extraction_late';
+  if (facts.failedRuns > 0) return 'measured';
+  if (facts.answers > 0) return 'extraction_late';
   return 'no_data';
 }
 
@@ -265,8 +270,8 @@ export function loadCommon(common: CommonJson): Loaded {
     s.collected += row.collected;
     s.failed += row.failed;
   }
-  let late = false;
-  const unfinishedRuns = new Set<string>();
+  const lateRuns = new Set<string>();
+  const failedRuns = new Set<string>();
   for (const u of common.unfinished ?? []) {
     const s = slot(u.period, u.engine);
     s.expected += u.expected;
@@ -274,10 +279,7 @@ export function loadCommon(common: CommonJson): Loaded {
     s.failed += u.failed;
     s.answers += u.collected;
     s.pending += u.collected;
-    if (u.period === 0) {
-      unfinishedRuns.add(u.id);
-      if (u.state !== 'failed') late = true;
-    }
+    if (u.period === 0) (u.state === 'failed' ? failedRuns : lateRuns).add(u.id);
   }
   // Configured engines always appear in coverage, even at zero.
   for (const e of info.engines) slot(0, e);
@@ -289,13 +291,14 @@ export function loadCommon(common: CommonJson): Loaded {
     collected: Boolean(w.anchor),
     finishedRows: engineRows.some((r) => r.period === 0),
     extracted,
-    unfinishedRuns: unfinishedRuns.size,
+    lateRuns: lateRuns.size,
+    failedRuns: failedRuns.size,
     answers,
   });
 
   const context: FigureContext = {
     state,
-    extraction_late: late,
+    extraction_late: lateRuns.size > 0,
     window: {
       name: res.name,
       first_day: res.current?.from ?? null,

@@ -9,7 +9,7 @@ import { type CommonJson, figureState, loadCommon, type StateFacts, type Sums, z
  */
 
 describe('figureState: the state of a window, from the facts alone', () => {
-  const nothing: StateFacts = { collected: true, finishedRows: false, extracted: 0, unfinishedRuns: 0, answers: 0 };
+  const nothing: StateFacts = { collected: true, finishedRows: false, extracted: 0, lateRuns: 0, failedRuns: 0, answers: 0 };
 
   test.each<[string, ReturnType<typeof figureState>, Partial<StateFacts>]>([
     ['no anchor, nothing else', 'never_collected', { collected: false }],
@@ -17,18 +17,21 @@ describe('figureState: the state of a window, from the facts alone', () => {
     [
       'no anchor, even with rows, extractions and answers',
       'never_collected',
-      { collected: false, finishedRows: true, extracted: 5, unfinishedRuns: 1, answers: 9 },
+      { collected: false, finishedRows: true, extracted: 5, lateRuns: 1, answers: 9 },
     ],
     ['collected, nothing in the window', 'no_data', {}],
     ['one extracted answer', 'measured', { extracted: 1 }],
     // Rows of finished runs whose every extraction failed: measured, with nothing to measure.
     ['finished rows, nothing extracted', 'measured', { finishedRows: true }],
-    ['finished rows beside an unfinished run', 'measured', { finishedRows: true, unfinishedRuns: 1, answers: 3 }],
-    ['one unfinished run, no answer collected yet', 'extraction_late', { unfinishedRuns: 1 }],
+    ['finished rows beside an unfinished run', 'measured', { finishedRows: true, lateRuns: 1, answers: 3 }],
+    ['one unfinished run, no answer collected yet', 'extraction_late', { lateRuns: 1 }],
     ['one collected answer, no run counted', 'extraction_late', { answers: 1 }],
-    ['an unfinished run and its answers', 'extraction_late', { unfinishedRuns: 2, answers: 7 }],
+    ['an unfinished run and its answers', 'extraction_late', { lateRuns: 2, answers: 7 }],
+    // A run that failed after its collection is over: it never makes the window late.
+    ['a run failed after its collection, and its answers', 'measured', { failedRuns: 1, answers: 4 }],
+    ['a failed run beside a run still extracting', 'extraction_late', { failedRuns: 1, lateRuns: 1, answers: 6 }],
     // Extraction outranks lateness: anything extracted makes the window measured.
-    ['one extracted answer beside an unfinished run and its answers', 'measured', { extracted: 1, unfinishedRuns: 1, answers: 1 }],
+    ['one extracted answer beside an unfinished run and its answers', 'measured', { extracted: 1, lateRuns: 1, answers: 1 }],
   ])('%s: %s', (_case, state, facts) => {
     expect(figureState({ ...nothing, ...facts })).toBe(state);
   });
@@ -295,8 +298,9 @@ describe('loadCommon: the state and extraction_late', () => {
     ['rows of the comparison period only', 'no_data', false, { engines: [{ ...window0, period: 1 }] }],
     ['a run of the window still extracting', 'extraction_late', true, { unfinished: [late(0, 'extracting')] }],
     ['a run of the window still collecting', 'extraction_late', true, { unfinished: [late(0, 'collecting')] }],
-    // Failed after its collection: its answers are collected and will never be extracted; nothing is late.
-    ['a run of the window that failed', 'extraction_late', false, { unfinished: [late(0, 'failed')] }],
+    // Failed after its collection: its answers are collected and will never be extracted; nothing is late,
+    // and the window is over (measured, with nothing to measure), as one of runs whose extractions all failed.
+    ['a run of the window that failed', 'measured', false, { unfinished: [late(0, 'failed')] }],
     ['a run of the comparison period still extracting', 'no_data', false, { unfinished: [late(1, 'extracting')] }],
     ['rows of the window and a run of it still extracting', 'measured', true, { engines: [window0], unfinished: [late(0, 'extracting')] }],
     ['nothing at all', 'no_data', false, {}],
