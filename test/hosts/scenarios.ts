@@ -297,8 +297,10 @@ export function describeHost(host: Host): void {
           expect(received).toMatch(marker);
           const [head = '', tail = ''] = received.split(marker);
           expect(head.length).toBeGreaterThan(1000);
-          expect(whole.startsWith(head)).toBe(true);
-          expect(whole.endsWith(tail)).toBe(true);
+          // The host cuts the JSON text of its answer, so the cut may split an escape sequence (the `\n` of
+          // a line break, read back as `n`): the one character either side of its mark may differ.
+          expect(whole.startsWith(head.slice(0, -1))).toBe(true);
+          expect(whole.endsWith(tail.slice(1))).toBe(true);
         }
       });
     }

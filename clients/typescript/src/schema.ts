@@ -994,7 +994,7 @@ export interface components {
             /** @description The run the figures concern (window last-run); null for day windows. */
             run: components["schemas"]["run_ref"] | null;
             /**
-             * @description measured: a run of the window is extracted, or its runs are over (a run failed after its collection: measures null, volumes filled); extraction_late: runs collected, none extracted yet (measures null, volumes filled); no_data: collections exist, none in this window; never_collected: no finished collection at all (figures null, not an error).
+             * @description measured: a run of the window is extracted, or failed after collection; extraction_late: runs collected, none extracted yet (measures null, volumes filled); no_data: collections exist, none in this window; never_collected: no finished collection at all (figures null, not an error).
              * @enum {string}
              */
             state: "measured" | "extraction_late" | "no_data" | "never_collected";

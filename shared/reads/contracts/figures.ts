@@ -195,7 +195,7 @@ export const contextSchema = z
     state: z
       .enum(FIGURE_STATES)
       .describe(
-        'measured: a run of the window is extracted, or its runs are over (a run failed after its collection: measures null, volumes filled); extraction_late: runs collected, none extracted yet (measures null, volumes filled); no_data: collections exist, none in this window; never_collected: no finished collection at all (figures null, not an error).',
+        'measured: a run of the window is extracted, or failed after collection; extraction_late: runs collected, none extracted yet (measures null, volumes filled); no_data: collections exist, none in this window; never_collected: no finished collection at all (figures null, not an error).',
       ),
     extraction_late: z
       .boolean()

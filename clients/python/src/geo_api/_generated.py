@@ -225,7 +225,7 @@ class EngineCoverage(TypedDict):
 class MeasurementContext(TypedDict):
     """Measurement context: how the figures below were measured."""
 
-    #: measured: a run of the window is extracted, or its runs are over (a run failed after its collection: measures null, volumes filled); extraction_late: runs collected, none extracted yet (measures null, volumes filled); no_data: collections exist, none in this window; never_collected: no finished collection at all (figures null, not an error).
+    #: measured: a run of the window is extracted, or failed after collection; extraction_late: runs collected, none extracted yet (measures null, volumes filled); no_data: collections exist, none in this window; never_collected: no finished collection at all (figures null, not an error).
     state: Literal["measured", "extraction_late", "no_data", "never_collected"]
     #: True when at least one run of the window is collected but its extraction has not finished. Its answers count in volumes and coverage but not in any measure; measures cover the extracted runs only (null if none).
     extraction_late: bool
