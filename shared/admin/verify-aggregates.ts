@@ -10,7 +10,9 @@ import type { Queryable } from '../store/queryable.js';
  * replica: DMS, logical replication, pg_restore --disable-triggers) leaves the first kind stale; a month
  * row can only drift through a fault the store could not see. With
  * `repair`, each drifted row is set to its recomputation, table by table, each in a transaction that
- * holds off the writers of the table and of what it is computed from (readers go on).
+ * holds off the writers of the table and of what it is computed from (readers go on); a run whose raw
+ * rows changed since its finish is finished again instead (refinish). The other rows of a run are taken
+ * as finish_run_extraction wrote them: they are not recomputed from the raw rows.
  * docs/administration.md, "Verifying the aggregates".
  */
 
@@ -37,6 +39,13 @@ interface Check {
    * recomputation covers exactly the stored rows (the runs' summaries).
    */
   absent: 'zero' | 'delete' | 'keep';
+  /**
+   * Rows recomputed from the raw answers and mentions: their drift means a finished run's raw rows changed
+   * since its finish, which every row of that run then misses (its brand rows too, which no check
+   * recomputes from the raw rows). Repaired by finishing those runs again (finish_runs_extraction), never
+   * by setting these rows alone, which would leave the run's other rows saying otherwise.
+   */
+  refinish?: true;
 }
 
 const sums = (cols: readonly string[], from = '') => cols.map((c) => `sum(${from}${c}) AS ${c}`).join(', ');
@@ -158,6 +167,7 @@ export const CHECKS: readonly Check[] = [
     expected: 'SELECT * FROM fig_prompt_brands_from_rows()',
     from: ['fig_run_brand', 'answers', 'mentions'],
     absent: 'delete',
+    refinish: true,
   },
   {
     table: 'fig_month_prompt_brand',
@@ -248,7 +258,10 @@ export async function verifyAggregates(db: Queryable, opts: { repair: boolean })
       } else {
         await db.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
       }
-      const { rows } = await db.query<Record<string, unknown>>(opts.repair ? repairSql(c) : `${driftSql(c)} SELECT * FROM drift`);
+      const repairs = opts.repair && !c.refinish;
+      const { rows } = await db.query<Record<string, unknown>>(repairs ? repairSql(c) : `${driftSql(c)} SELECT * FROM drift`);
+      if (opts.repair && c.refinish && rows.length > 0)
+        await db.query('SELECT finish_runs_extraction($1::uuid[])', [[...new Set(rows.map((r) => String(r.run_id)))]]);
       await db.query('COMMIT');
       if (rows.length > 0) drift.push({ table: c.table, rows: rows.length, sample: rows.slice(0, SAMPLE) });
     } catch (err) {

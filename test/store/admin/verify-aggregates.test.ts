@@ -53,11 +53,9 @@ async function brandsPerPromptDrift(db: Queryable): Promise<void> {
   expect([lost?.stored_mentions, Number(lost?.expected_mentions) > 0]).toEqual([null, true]);
 
   const repaired = (await run('verify-aggregates', '--repair')).result as VerifyOutcome;
-  // The run rows are repaired first and the month rows compared with them in the same pass: one is left.
-  expect(repaired.drift.map((d) => [d.table, d.rows])).toEqual([
-    ['fig_run_prompt_brand', 2],
-    ['fig_month_prompt_brand', 1],
-  ]);
+  // The drifted runs are finished again, which settles their months too: the month rows compared after
+  // them in the same pass agree already.
+  expect(repaired.drift.map((d) => [d.table, d.rows])).toEqual([['fig_run_prompt_brand', 2]]);
   expect((await run('verify-aggregates')).text).toMatch(/^No drift/);
   expect(await rows(perPrompt)).toEqual(await rows(rawPerPrompt));
   // Summed over prompts, a run's rows are its brand rows again.
@@ -147,6 +145,43 @@ describe('verify-aggregates', () => {
 
   test('the brands per prompt: a run row off its raw rows, a run row lost and a month row off its runs are reported, then repaired', () =>
     brandsPerPromptDrift(store.db));
+
+  test("a finished run's raw mentions changed: reported, and repaired by finishing the run again, its brand rows included", async () => {
+    const R = DRIFT.run(5);
+    const mention = `SELECT m.answer_id, m.position FROM mentions m JOIN answers x ON x.id = m.answer_id
+                      WHERE x.run_id = '${R}' AND m.is_tracked ORDER BY m.answer_id, m.position LIMIT 1`;
+    const [target] = (await q(mention)).rows as Array<{ answer_id: string; position: number }>;
+    expect(target).toBeDefined();
+    const set = (name: string, tracked: boolean) =>
+      q(`UPDATE mentions SET brand_name = '${name}', is_tracked = ${tracked}
+          WHERE answer_id = '${target?.answer_id}' AND position = ${target?.position}`);
+    // A run's brand rows against its rows per prompt, summed: equal when the run's rows agree.
+    const apart = `SELECT b.brand, b.mentions::int AS run, coalesce((SELECT sum(p.mentions)::int FROM fig_run_prompt_brand p
+                                                                WHERE p.run_id = b.run_id AND p.brand = b.brand), 0) AS per_prompt
+                     FROM fig_run_brand b WHERE b.run_id = '${R}'
+                   UNION
+                   SELECT p.brand, (SELECT b.mentions::int FROM fig_run_brand b WHERE b.run_id = p.run_id AND b.brand = p.brand), sum(p.mentions)::int
+                     FROM fig_run_prompt_brand p WHERE p.run_id = '${R}' GROUP BY p.run_id, p.brand
+                   EXCEPT
+                   SELECT b.brand, b.mentions::int, b.mentions::int FROM fig_run_brand b WHERE b.run_id = '${R}'`;
+    const zeta = `SELECT mentions::int FROM fig_run_brand WHERE run_id = '${R}' AND brand = 'Zeta Corp'`;
+    await set('Zeta Corp', false);
+    try {
+      const found = (await admin('verify-aggregates')).result as VerifyOutcome;
+      expect(found.drift.find((d) => d.table === 'fig_run_prompt_brand')?.sample.some((r) => r.run_id === R)).toBe(true);
+      const repaired = (await admin('verify-aggregates', '--repair')).result as VerifyOutcome;
+      expect(repaired.drift.map((d) => d.table)).toContain('fig_run_prompt_brand');
+      expect((await admin('verify-aggregates')).text).toMatch(/^No drift/);
+      // The run's brand rows follow its raw rows as its rows per prompt do: the brand it now names counts.
+      expect((await q(zeta)).rows).toEqual([{ mentions: 1 }]);
+      expect((await q(apart)).rows).toEqual([]);
+    } finally {
+      await set('Acme', true);
+      await admin('verify-aggregates', '--repair');
+    }
+    expect((await q(zeta)).rows).toEqual([]);
+    expect((await admin('verify-aggregates')).text).toMatch(/^No drift/);
+  });
 
   test('a brand renamed after its runs finished is no drift: finished runs keep the names they were finished with', async () => {
     const rename = (name: string) => q(`UPDATE brands SET name = '${name}' WHERE id = '${DRIFT.brand}'`);
