@@ -78,10 +78,33 @@ describe('a finish converges on the raw rows (embedded)', () => {
     const eachInTurn = await contents();
     expect(eachInTurn.fig_run_engine).toHaveLength(DRIFT.days * DRIFT.engines.length);
     for (const t of tables) await store.db.query(`DELETE FROM ${t}`);
-    // Latest first, and an id no run has: the order is the function's, an unknown run is skipped.
-    const runs = [...Array.from({ length: DRIFT.days }, (_, d) => DRIFT.run(d)).reverse(), 'f1000000-0000-4000-8000-999999999999'];
+    // Latest first: the order is the function's.
+    const runs = Array.from({ length: DRIFT.days }, (_, d) => DRIFT.run(d)).reverse();
+    // An id no run has is refused, and nothing of the call is written.
+    await expect(
+      store.db.query('SELECT finish_runs_extraction($1::uuid[])', [[...runs, 'f1000000-0000-4000-8000-999999999999']]),
+    ).rejects.toThrow('finish_runs_extraction: run f1000000-0000-4000-8000-999999999999 is not a run, not finished');
+    expect((await store.db.query('SELECT count(*)::int AS n FROM fig_run_engine')).rows).toEqual([{ n: 0 }]);
     await store.db.query('SELECT finish_runs_extraction($1::uuid[])', [runs]);
     expect(await contents()).toEqual(eachInTurn);
+  });
+
+  test('a run that is not finished is refused (its volumes are read from the run itself), and nothing is written', async () => {
+    const run = DRIFT.run(7);
+    const rows = `SELECT count(*)::int AS n FROM fig_run_engine WHERE run_id = '${run}'`;
+    const before = (await store.db.query(rows)).rows;
+    for (const state of ['extracting', 'failed']) {
+      await store.db.query('BEGIN');
+      try {
+        await store.db.query(`UPDATE runs SET state = '${state}', finished_at = NULL WHERE id = '${run}'`);
+        await store.db.query(`DELETE FROM fig_run_engine WHERE run_id = '${run}'`);
+        const refused = await store.db.query(`SELECT finish_run_extraction('${run}')`).catch((e: { code?: string; message: string }) => e);
+        expect(refused).toMatchObject({ code: '23514', message: `finish_runs_extraction: run ${run} is ${state}, not finished` });
+      } finally {
+        await store.db.query('ROLLBACK');
+      }
+    }
+    expect((await store.db.query(rows)).rows).toEqual(before);
   });
 });
 
