@@ -252,15 +252,19 @@ export async function verifyAggregates(db: Queryable, opts: { repair: boolean })
   for (const c of CHECKS) {
     await db.query('BEGIN');
     try {
-      if (opts.repair) {
+      const repairs = opts.repair && !c.refinish;
+      const refinishes = opts.repair && c.refinish;
+      if (repairs) {
         for (const t of c.from) await db.query(`LOCK TABLE ${t} IN SHARE MODE`);
         await db.query(`LOCK TABLE ${c.table} IN EXCLUSIVE MODE`);
-      } else {
+      } else if (!refinishes) {
         await db.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
       }
-      const repairs = opts.repair && !c.refinish;
+      // A refinish takes no table lock of its own: finish_runs_extraction takes its analyses' locks in its
+      // one order, so it waits for a pipeline's finish (holding one of them, writing the tables a SHARE lock
+      // would hold off) rather than deadlocking with it; a run finished meanwhile is finished again, idempotently.
       const { rows } = await db.query<Record<string, unknown>>(repairs ? repairSql(c) : `${driftSql(c)} SELECT * FROM drift`);
-      if (opts.repair && c.refinish && rows.length > 0)
+      if (refinishes && rows.length > 0)
         await db.query('SELECT finish_runs_extraction($1::uuid[])', [[...new Set(rows.map((r) => String(r.run_id)))]]);
       await db.query('COMMIT');
       if (rows.length > 0) drift.push({ table: c.table, rows: rows.length, sample: rows.slice(0, SAMPLE) });
