@@ -73,11 +73,11 @@ const FAMILY_TAGS: Record<Family, string> = {
 
 const DESCRIPTION = `Read-only measurements of how AI engines mention a tracked brand, for the analyses of one workspace.
 
-**Base address.** Every path is relative to the server url \`/api/v1\` on the host that serves this document (e.g. \`https://api.example.com/api/v1/me\`). The version is part of the base address.
+**Base address.** Every path is relative to the server url \`/api/v1\` (the version included) on the host serving this document, e.g. \`https://api.example.com/api/v1/me\`.
 
 **Authentication.** Every read takes \`Authorization: Bearer geo_live_...\` (one API key; no OAuth). Missing or malformed: 401 \`unauthorized\`. Revoked, expired, or its creator lost access: 401 \`key_revoked\`. Plan without API: 403 \`plan_required\`. Every 401 carries a \`WWW-Authenticate: Bearer\` challenge naming the code (RFC 6750). 401 and 403 are decided before the budget and carry no X-RateLimit-* headers.
 
-**Budget.** Calls are counted per workspace per UTC minute (all its keys and the MCP endpoint share one budget); every authenticated REST call counts, refused input included, and on MCP every \`tools/call\` (protocol messages that read no data spend nothing). Served responses carry X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset (seconds before the next available call; 0 while budget remains). Past the budget: 429 \`rate_limited\` with Retry-After (on MCP, a tool result with \`isError: true\` that states the seconds to wait).
+**Budget.** Calls are counted per workspace per UTC minute (all its keys and the MCP endpoint share one budget); every authenticated REST call counts, refused input included, and on MCP every \`tools/call\` and \`completion/complete\` (other protocol messages spend nothing). Served responses carry X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset (seconds before the next available call; 0 while budget remains). Past the budget: 429 \`rate_limited\` with Retry-After (on MCP, a tool result with \`isError: true\` that states the seconds to wait).
 
 **Errors.** Every failure has the body \`{"error": {"code", "message", "request_id"}}\` (plus \`param\` when one parameter is to blame). Client logic keys on \`code\`; \`message\` may be reworded. Every response carries X-Request-Id, equal to \`request_id\`. A path under a method it does not take answers 405 \`method_not_allowed\` with an Allow header.
 
@@ -313,7 +313,7 @@ function mcpOperations(parts: Parts, examples?: Examples): Record<string, Operat
       tags: ['assistant'],
       summary: 'MCP endpoint (Streamable HTTP, stateless)',
       description:
-        'The fifteen reads as MCP tools, named by the operationId of each read. Both protocol eras: 2026-07-28 (`server/discover`, the per-request `_meta` envelope and its standard headers, no handshake) and 2025-11-25 back to 2025-03-26 (`initialize`). Send `Accept: application/json, text/event-stream` and `Content-Type: application/json`. Stateless: no session id, every request stands alone, answers are JSON (never a stream). GET and DELETE answer 405 `method_not_allowed` (no stream to open, no session to end). The key is checked on every request; `tools/call` and `completion/complete` spend a call of the budget, every other message is free but bounded per key and minute (429 `rate_limited` past the bound) and must be small (16 KB). A tool result carries the budget left in `rate_limit` (structuredContent and its text) and `_meta.rate_limit`. Tool failures (not found, invalid arguments, expired cursor, the budget spent) are results with `isError: true` whose text starts with one plain line, `Error <code>: <message>` with the argument at fault or the seconds to wait, then the error body of the REST read. See the README, section "Connecting an assistant (MCP)".',
+        'The fifteen reads as MCP tools, named by the operationId of each read. Both protocol eras: 2026-07-28 (`server/discover`, the per-request `_meta` envelope and its standard headers, no handshake) and 2025-11-25 back to 2025-03-26 (`initialize`). Send `Accept: application/json, text/event-stream` and `Content-Type: application/json`. Stateless: no session id, every request stands alone, answers are JSON (never a stream). The key is checked on every request; `tools/call` and `completion/complete` spend a call of the budget, every other message is free but bounded per key and minute (429 `rate_limited` past the bound) and must be small (16 KB). A tool result carries the budget left in `rate_limit` (structuredContent and its text) and `_meta.rate_limit`. Tool failures (not found, invalid arguments, expired cursor, the budget spent) are results with `isError: true` whose text starts with one plain line, `Error <code>: <message>` with the argument at fault or the seconds to wait, then the error body of the REST read. See the README, section "Connecting an assistant (MCP)".',
       requestBody: {
         required: true,
         content: jsonContent(convert(jsonRpcRequest, 'input', SCHEMAS).root, example && `${example}_request`),
@@ -365,7 +365,7 @@ function refusedMcpMethod(parts: Parts, operationId: string, summary: string, wh
     operationId,
     tags: ['assistant'],
     summary,
-    description: `In MCP's Streamable HTTP transport this method ${what}. A stateless server has none, so it answers 405 with \`Allow: POST, OPTIONS\` (as the transport specification says) and clients carry on with POST. Decided before the key: no budget spent.`,
+    description: `In MCP's Streamable HTTP transport this method ${what}; a stateless server has none: 405 with \`Allow: POST, OPTIONS\`, as the transport specifies, before the key (no budget spent).`,
     security: [],
     responses: errorResponses(['method_not_allowed', 'api_disabled'], parts.responses),
   };

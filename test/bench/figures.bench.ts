@@ -4,7 +4,8 @@ import { largeManifest, seedLarge } from '../fixtures/large-dataset.js';
 import { benchApi, type Stats, serverDatabase, stats, table, withUser } from './harness.js';
 
 /**
- * The figure reads (metrics, time series, engines, competitors, sources, groups, group prompts) on the large dataset (one analysis, 365 daily runs × 200 prompts × 6 engines per year) on the
+ * The figure reads (metrics, time series, engines, competitors, sources, groups, group prompts; the first
+ * four also with segments) on the large dataset (one analysis, 365 daily runs × 200 prompts × 6 engines per year) on the
  * real PostgreSQL server, through the whole HTTP chain (auth, budget, read). One year, then three years,
  * and the ratio between the two: a longer history must cost little more, since reads sum month
  * aggregates plus the edge days, never answers. Each call's Server-Timing header splits it into the key
@@ -71,7 +72,7 @@ export default async function run(): Promise<string> {
     });
     const bench = await benchApi(withUser(url, 'geo_reader'));
     const a = `/analyses/${m.analysisSlug}`;
-    const reads: [string, string][] = [
+    const reads: [string, string, string?][] = [
       ['4 metrics', `${a}/metrics`],
       ['5 timeseries', `${a}/metrics/timeseries`],
       ['6 engines', `${a}/engines`],
@@ -79,11 +80,16 @@ export default async function run(): Promise<string> {
       ['8 sources', `${a}/sources`],
       ['9 groups', `${a}/groups`],
       ['10 group prompts', `${a}/groups/${m.groupIds[0]}/prompts`],
+      // The reads that split their figures by kind of prompt on request, asked to.
+      ['4 metrics, segments', `${a}/metrics`, '&segments=branded'],
+      ['5 timeseries, segments', `${a}/metrics/timeseries`, '&segments=branded'],
+      ['6 engines, segments', `${a}/engines`, '&segments=branded'],
+      ['7 competitors, segments', `${a}/competitors`, '&segments=branded'],
     ];
     const out: Record<string, Split> = {};
-    for (const [name, path] of reads) {
+    for (const [name, path, extra = ''] of reads) {
       for (const window of ['all', '30d']) {
-        out[`${name}|${window}`] = await measureSplit(bench.api, m.secret, `${path}?window=${window}`);
+        out[`${name}|${window}`] = await measureSplit(bench.api, m.secret, `${path}?window=${window}${extra}`);
         if (years === YEARS[0]) paths.push([name, window]);
       }
     }

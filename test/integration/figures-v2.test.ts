@@ -441,7 +441,9 @@ describe('figures recomputed from the raw rows (get_metrics, list_engines)', () 
     const split = await get(`${A}/metrics?${qs}&segments=branded`, getMetrics.output);
     expect(withoutSegments(split)).toEqual(withoutSegments(body));
     const seg = (kind: Set<string>, engine?: string) => headlineOf(raw(cur, engine, kind), prev && raw(prev, engine, kind));
-    expectFigures(split.segments, { branded: seg(brandedPrompts), non_branded: seg(otherPrompts) }, split);
+    // The metrics' segments are window headlines: the direct share over the mentions in that kind's answers.
+    const segWindow = (kind: Set<string>) => windowHeadlineOf(raw(cur, undefined, kind), prev && raw(prev, undefined, kind));
+    expectFigures(split.segments, { branded: segWindow(brandedPrompts), non_branded: segWindow(otherPrompts) }, split);
     expect(split.context.multiple_comparisons.tests).toBe(testsOf(split));
     expectAddsUp(split.segments, split.metrics);
 

@@ -243,6 +243,24 @@ describe('segments: the figures over branded and non-branded prompts (segments=b
     expect(body.segments?.branded.share_of_voice).toMatchObject({ numerator: 1, denominator: 2 });
     expect(body.segments?.non_branded.share_of_voice).toMatchObject({ numerator: 1, denominator: 3 });
     expect([body.segments?.branded.answers, body.segments?.non_branded.answers]).toEqual([1, 3]);
+    // On the direct universe: R4 names only Fixo and Rival (direct), so the same 1 of 2 and 1 of 3. R3's
+    // branded answers name no brand (no previous share); its non-branded ones Fixo twice and Nimbus
+    // (discovered, left out) → 2 of 2.
+    expect(body.segments?.branded.share_of_voice_direct).toMatchObject({
+      value: 0.5,
+      numerator: 1,
+      denominator: 2,
+      previous: { value: null, numerator: 0, denominator: 0 },
+      delta: null,
+      null_reason: null,
+    });
+    expect(body.segments?.non_branded.share_of_voice_direct).toMatchObject({
+      numerator: 1,
+      denominator: 3,
+      previous: { value: 1, numerator: 2, denominator: 2 },
+    });
+    expect(body.segments?.branded.share_of_voice_universe).toEqual({ direct: 2, discovered: 0 });
+    expect(body.segments?.non_branded.share_of_voice_universe).toEqual({ direct: 2, discovered: 0 });
     expectBh(body);
     const plain = await get(`${A}/metrics`, getMetrics.output);
     expect(plain.segments).toBeNull();
@@ -348,6 +366,70 @@ function expectedFigures(name: string, cur: Slice, prev: Slice | null, alwaysRan
 function withoutFdr<T>(v: T): T {
   return JSON.parse(JSON.stringify(v, (k, x) => (k === 'significant_fdr' ? undefined : x)));
 }
+
+describe('the direct share of voice per kind of prompt (get_metrics, get_metrics_timeseries; segments=branded)', () => {
+  /** Each kind's direct share of the metrics and the series' summary, recomputed from the raw rows, and the two adding up to the pooled one. */
+  async function expectDirectFromRaw(at: string, analysisId: string, query: string, key: string) {
+    const body = await get(`${at}/metrics?${query}&segments=branded`, getMetrics.output, key);
+    const names = await db.query<{ tracked: string; direct: string[] }>(
+      `SELECT b.name AS tracked, coalesce((SELECT array_agg(c.name) FROM competitors c WHERE c.analysis_id = a.id), '{}') AS direct
+         FROM analyses a JOIN brands b ON b.id = a.brand_id WHERE a.id = $1`,
+      [analysisId],
+    );
+    const { tracked, direct } = names.rows[0] ?? { tracked: '', direct: [] };
+    const { window, run, comparison } = body.context;
+    const curPeriod: PeriodOf = run ? { run: run.id } : { from: window.first_day as string, to: window.last_day as string };
+    const prevPeriod: PeriodOf | null = comparison
+      ? comparison.run
+        ? { run: comparison.run.id }
+        : { from: comparison.first_day, to: comparison.last_day }
+      : null;
+    const cur = await rawSlices(analysisId, curPeriod);
+    const prev = prevPeriod ? await rawSlices(analysisId, prevPeriod) : null;
+    const mentionsOf = (slice: Slice, names: string[]) => names.reduce((n, b) => n + (slice.brands.get(b)?.mentions ?? 0), 0);
+    const shareOf = (slice: Slice) => ({ k: mentionsOf(slice, [tracked]), n: mentionsOf(slice, [tracked, ...direct]) });
+    const pooled = body.metrics.share_of_voice_direct;
+    const parts = [];
+    for (const kind of ['branded', 'non_branded'] as const) {
+      const c = shareOf(cur[kind]);
+      const p = prev ? shareOf(prev[kind]) : null;
+      const figure = body.segments?.[kind];
+      if (!figure) throw new Error(`segments.${kind} missing`);
+      const reason = cur[kind].extracted === 0 ? 'not_measured' : c.n === 0 ? 'no_mentions' : null;
+      expect([kind, withoutFdr(figure.share_of_voice_direct)]).toEqual([
+        kind,
+        withoutFdr({ ...rateFigure(c.k, c.n, p), null_reason: reason }),
+      ]);
+      const discovered = [...cur[kind].brands].filter(([b, x]) => x.mentions > 0 && b !== tracked && !direct.includes(b)).length;
+      expect([kind, figure.share_of_voice_universe]).toEqual([kind, { direct: direct.length, discovered }]);
+      parts.push(figure.share_of_voice_direct);
+    }
+    const [b, n] = parts as [typeof pooled, typeof pooled];
+    expect([b.numerator + n.numerator, b.denominator + n.denominator]).toEqual([pooled.numerator, pooled.denominator]);
+    if (body.context.window.name !== 'last-run') {
+      // The series' summary is the same window's headline (the series refuses last-run).
+      const series = await get(`${at}/metrics/timeseries?${query}&segments=branded`, getMetricsTimeseries.output, key);
+      expect(withoutFdr(series.segments)).toEqual(withoutFdr(body.segments));
+    }
+    expectBh(body);
+    return body;
+  }
+
+  test('the fixture at 7d and all, from the raw rows', async () => {
+    const week = await expectDirectFromRaw(A, FIG_IDS.analysis, 'window=7d', FIG_SECRET);
+    expect(week.segments?.non_branded.share_of_voice_universe.discovered).toBe(1);
+    await expectDirectFromRaw(A, FIG_IDS.analysis, 'window=all', FIG_SECRET);
+  });
+
+  test('on the demo (whole months and edge days), from the raw rows', async () => {
+    const at = `/analyses/${manifest.analyses.collected}`;
+    for (const query of ['window=30d', 'window=90d', 'window=last-run']) {
+      const body = await expectDirectFromRaw(at, manifest.analysisIds.collected, query, manifest.keys.workspace);
+      for (const kind of ['branded', 'non_branded'] as const)
+        expect([query, kind, body.segments?.[kind].share_of_voice_direct.numerator]).not.toEqual([query, kind, 0]);
+    }
+  });
+});
 
 describe('competitors per kind of prompt (list_competitors, segments=branded)', () => {
   type Reply = z.infer<typeof listCompetitors.output>;

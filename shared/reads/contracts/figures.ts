@@ -125,19 +125,17 @@ export const windowHeadlineSchema = headlineSchema
           .enum(SHARE_OF_VOICE_DIRECT_NULL_REASONS)
           .nullable()
           .describe(
-            'Why value is null: not_measured (nothing extracted in the window; see context.state), no_mentions (answers were measured but named neither the tracked brand nor a direct competitor). Null when value is not null.',
+            'Why value is null: not_measured (nothing extracted in the window; see context.state), no_mentions (measured answers named neither the tracked brand nor a direct competitor). Null when value is not null.',
           ),
       })
       .meta({
         id: 'share_of_voice_direct',
         description:
-          'Share of voice on the direct universe: tracked-brand mentions over the mentions of the tracked brand and its direct (configured) competitors only, in extracted answers, 0..1; discovered brands are left out. A rate, with the reason when its value is null.',
+          'Share of voice on the direct universe: tracked-brand mentions over those of the tracked brand and its direct (configured) competitors, in extracted answers, 0..1; discovered brands left out. A rate, with the reason when null.',
       }),
     share_of_voice_universe: z
       .object({
-        direct: count(
-          'Direct competitors the analysis configures: share_of_voice_direct counts the tracked brand and these (1 + direct brands)',
-        ),
+        direct: count('Direct competitors the analysis configures: share_of_voice_direct counts 1 + direct brands'),
         discovered: count(
           'Other brands named in the window’s extracted answers (indirect competitors): share_of_voice counts 1 + direct + discovered brands',
         ),
@@ -147,7 +145,7 @@ export const windowHeadlineSchema = headlineSchema
   .meta({
     id: 'window_metrics',
     description:
-      'The headline metrics of the tracked brand over a window, and its share of voice among its direct competitors only, with the brands each share counts.',
+      'The headline metrics over a window, with the share of voice among direct competitors only and the brands each share counts.',
   });
 export type WindowHeadline = z.infer<typeof windowHeadlineSchema>;
 
@@ -163,10 +161,17 @@ export const segmentsSchema = z
   .meta({
     id: 'segments',
     description:
-      'The figures over branded and over non-branded prompts: numerators, denominators, counts and answers of the two add up to the pooled figures.',
+      'The figures over branded and over non-branded prompts; the two kinds’ numerators, denominators, counts and answers add up to the pooled ones.',
   })
   .nullable()
-  .describe('Null unless segments=branded was asked.');
+  .describe('Null unless segments=branded.');
+
+/** The same split of a window's headline (metrics, the series' summary), said once: its own descriptions are those of segments. */
+export const windowSegmentsSchema = z
+  .object({ branded: windowHeadlineSchema, non_branded: windowHeadlineSchema })
+  .meta({ id: 'window_segments', description: 'As segments, with each kind’s direct share of voice.' })
+  .nullable()
+  .describe('Null unless segments=branded.');
 
 export const BRANDED_SOURCES = ['pipeline', 'rule'] as const;
 export type BrandedSource = (typeof BRANDED_SOURCES)[number];

@@ -70,7 +70,7 @@ const brandSegments = z
     description: 'A brand’s figures split by kind of prompt; counts and denominators of the two add up to the pooled ones.',
   })
   .nullable()
-  .describe('Null unless segments=branded was asked.');
+  .describe('Null unless segments=branded.');
 
 const competitorItem = brandFiguresSchema
   .extend({

@@ -495,6 +495,29 @@ export function segmentHeadlines(
   return { branded: of('branded'), non_branded: of('non_branded') };
 }
 
+/** What fig_branded_universe returns: per period and kind of prompt, the brands of the direct share of voice; null when the caller did not ask for segments. */
+export type SegmentUniverseJson = Array<{ period: number; branded: boolean; direct_mentions: number; discovered: number }> | null;
+
+/**
+ * The window headline of each kind of prompt (metrics, the series' summary): its headline figures, and its
+ * share of voice on the direct universe over the mentions in that kind's answers.
+ */
+export function segmentWindowHeadlines(
+  seg: SegmentSums,
+  universe: SegmentUniverseJson,
+  configured: number,
+  hasPrevious: boolean,
+  info: AnalysisInfo,
+): { branded: WindowHeadline; non_branded: WindowHeadline } {
+  const of = (k: Segment) => {
+    const cur = total(seg[k][0]);
+    const prev = hasPrevious ? total(seg[k][1]) : null;
+    const periods = (universe ?? []).filter((r) => r.branded === (k === 'branded'));
+    return windowHeadline(headline(cur, prev, info), cur, prev, { configured, periods });
+  };
+  return { branded: of('branded'), non_branded: of('non_branded') };
+}
+
 /** Sum of the engines of one period. */
 export function total(map: Map<string, Sums>): Sums {
   const s = zeroSums();

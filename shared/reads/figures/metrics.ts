@@ -1,4 +1,4 @@
-import { contextSchema, segmentsSchema, windowHeadlineSchema } from '../contracts/figures.js';
+import { contextSchema, windowHeadlineSchema, windowSegmentsSchema } from '../contracts/figures.js';
 import * as z from '../contracts/zod.js';
 import { defineRead } from '../types.js';
 import { segmentedInput } from './inputs.js';
@@ -9,15 +9,16 @@ import {
   headline,
   loadCommon,
   type SegmentsJson,
-  segmentHeadlines,
+  type SegmentUniverseJson,
   segmentSums,
+  segmentWindowHeadlines,
   total,
   type UniverseJson,
   windowHeadline,
 } from './load.js';
 
 export const metricsSchema = z
-  .object({ context: contextSchema, metrics: windowHeadlineSchema, segments: segmentsSchema })
+  .object({ context: contextSchema, metrics: windowHeadlineSchema, segments: windowSegmentsSchema })
   .meta({ id: 'metrics', description: 'Headline metrics of the analysis over the window, with their comparison.' });
 
 export const getMetrics = defineRead({
@@ -31,10 +32,11 @@ export const getMetrics = defineRead({
   output: metricsSchema,
   errors: ['analysis_not_found', 'invalid_request'],
   run: async (ctx, input) => {
-    const { common, universe, segments } = await callFigures<{
+    const { common, universe, segments, segment_universe } = await callFigures<{
       common: CommonJson;
       universe: UniverseJson;
       segments: SegmentsJson | null;
+      segment_universe: SegmentUniverseJson;
     }>(ctx, 'api_fig_headline', input, 'last-run', [{ value: input.segments === 'branded', type: 'boolean' }]);
     const { context, engines, res, info } = loadCommon(common);
     const cur = total(engines[0]);
@@ -42,7 +44,7 @@ export const getMetrics = defineRead({
     return corrected({
       context,
       metrics: windowHeadline(headline(cur, prev, info), cur, prev, universe),
-      segments: segments ? segmentHeadlines(segmentSums(segments), prev !== null, info) : null,
+      segments: segments ? segmentWindowHeadlines(segmentSums(segments), segment_universe, universe.configured, prev !== null, info) : null,
     });
   },
 });

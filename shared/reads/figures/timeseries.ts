@@ -1,6 +1,6 @@
 import { InvalidRequest } from '../../errors.js';
 import { analysisParam, day, uuid } from '../contracts/common.js';
-import { contextSchema, dayMean, dayRate, daySourceShare, segmentsSchema, windowHeadlineSchema } from '../contracts/figures.js';
+import { contextSchema, dayMean, dayRate, daySourceShare, windowHeadlineSchema, windowSegmentsSchema } from '../contracts/figures.js';
 import { bounds, pValue, significant, significantFdr } from '../contracts/rates.js';
 import { ASSISTANT_DEFAULT_CHARS, roughly } from '../contracts/result-size.js';
 import * as z from '../contracts/zod.js';
@@ -18,9 +18,10 @@ import {
   MEASURES,
   positions,
   type SegmentsJson,
+  type SegmentUniverseJson,
   type Sums,
-  segmentHeadlines,
   segmentSums,
+  segmentWindowHeadlines,
   sentiments,
   sumsOf,
   total,
@@ -98,7 +99,7 @@ export const timeseriesSchema = z
     summary: windowHeadlineSchema.describe(
       'Headline metrics over the whole window, with the comparison period, intervals and significance (as the metrics read).',
     ),
-    segments: segmentsSchema.describe('The summary by kind of prompt; null unless segments=branded was asked.'),
+    segments: windowSegmentsSchema.describe('The summary per kind of prompt; null unless segments=branded.'),
     points: z
       .array(point)
       .describe(
@@ -191,6 +192,7 @@ export const getMetricsTimeseries = defineRead({
       common: CommonJson;
       universe: UniverseJson;
       segments: SegmentsJson | null;
+      segment_universe: SegmentUniverseJson;
       days: unknown[][] | null;
     }>(ctx, 'api_fig_daily', input, '30d', [{ value: input.segments === 'branded', type: 'boolean' }]);
     const { context, engines, res, info } = loadCommon(raw.common);
@@ -204,7 +206,9 @@ export const getMetricsTimeseries = defineRead({
     const curSums = total(engines[0]);
     const prevSums = res.previous ? total(engines[1]) : null;
     const summary = windowHeadline(headline(curSums, prevSums, info), curSums, prevSums, raw.universe);
-    const segments = raw.segments ? segmentHeadlines(segmentSums(raw.segments), prevSums !== null, info) : null;
+    const segments = raw.segments
+      ? segmentWindowHeadlines(segmentSums(raw.segments), raw.segment_universe, raw.universe.configured, prevSums !== null, info)
+      : null;
     if (!cur) return corrected({ context, summary, segments, points: [] });
     const rows = fromArrays<DayRow>(SERIES_COLUMNS, raw.days);
     const byDay = new Map(rows.map((r) => [r.day, r]));

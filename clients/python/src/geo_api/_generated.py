@@ -346,35 +346,33 @@ class HeadlineMetrics(TypedDict):
 
 
 class ShareOfVoiceDirect(Rate):
-    """Share of voice on the direct universe: tracked-brand mentions over the mentions of the tracked brand and its direct (configured) competitors only, in extracted answers, 0..1; discovered brands are left out. A rate, with the reason when its value is null."""
+    """Share of voice on the direct universe: tracked-brand mentions over those of the tracked brand and its direct (configured) competitors, in extracted answers, 0..1; discovered brands left out. A rate, with the reason when null."""
 
-    #: Why value is null: not_measured (nothing extracted in the window; see context.state), no_mentions (answers were measured but named neither the tracked brand nor a direct competitor). Null when value is not null.
+    #: Why value is null: not_measured (nothing extracted in the window; see context.state), no_mentions (measured answers named neither the tracked brand nor a direct competitor). Null when value is not null.
     null_reason: Optional[Literal["no_mentions", "not_measured"]]
 
 
 class ShareOfVoiceUniverse(TypedDict):
     """How many brands each share of voice counts besides the tracked brand."""
 
-    #: Direct competitors the analysis configures: share_of_voice_direct counts the tracked brand and these (1 + direct brands). Integer ≥ 0.
+    #: Direct competitors the analysis configures: share_of_voice_direct counts 1 + direct brands. Integer ≥ 0.
     direct: int
     #: Other brands named in the window’s extracted answers (indirect competitors): share_of_voice counts 1 + direct + discovered brands. Integer ≥ 0.
     discovered: int
 
 
 class WindowMetrics(HeadlineMetrics):
-    """The headline metrics of the tracked brand over a window, and its share of voice among its direct competitors only, with the brands each share counts."""
+    """The headline metrics over a window, with the share of voice among direct competitors only and the brands each share counts."""
 
     share_of_voice_direct: ShareOfVoiceDirect
     share_of_voice_universe: ShareOfVoiceUniverse
 
 
-class Segments(TypedDict):
-    """The figures over branded and over non-branded prompts: numerators, denominators, counts and answers of the two add up to the pooled figures."""
+class WindowSegments(TypedDict):
+    """As segments, with each kind’s direct share of voice."""
 
-    #: The same figures over branded prompts only (prompts naming the tracked brand).
-    branded: HeadlineMetrics
-    #: The same figures over the other prompts.
-    non_branded: HeadlineMetrics
+    branded: WindowMetrics
+    non_branded: WindowMetrics
 
 
 class Metrics(TypedDict):
@@ -382,8 +380,8 @@ class Metrics(TypedDict):
 
     context: MeasurementContext
     metrics: WindowMetrics
-    #: Null unless segments=branded was asked.
-    segments: Optional[Segments]
+    #: Null unless segments=branded.
+    segments: Optional[WindowSegments]
 
 
 class DayRate(TypedDict):
@@ -472,17 +470,26 @@ class Timeseries(TypedDict):
     context: MeasurementContext
     #: Headline metrics over the whole window, with the comparison period, intervals and significance (as the metrics read).
     summary: WindowMetrics
-    #: The summary by kind of prompt; null unless segments=branded was asked.
-    segments: Optional[Segments]
+    #: The summary per kind of prompt; null unless segments=branded.
+    segments: Optional[WindowSegments]
     #: One point per UTC day of the window, oldest first; days without a run are {day, state: no_run}. A measured day carries its change since the previous one.
     points: List[Union[SeriesDay, SeriesDayWithoutRun]]
+
+
+class Segments(TypedDict):
+    """The figures over branded and over non-branded prompts; the two kinds’ numerators, denominators, counts and answers add up to the pooled ones."""
+
+    #: The same figures over branded prompts only (prompts naming the tracked brand).
+    branded: HeadlineMetrics
+    #: The same figures over the other prompts.
+    non_branded: HeadlineMetrics
 
 
 class EngineMetrics(HeadlineMetrics):
     """Headline metrics of one AI engine."""
 
     engine: EngineRef
-    #: Null unless segments=branded was asked.
+    #: Null unless segments=branded.
     segments: Optional[Segments]
 
 
@@ -529,7 +536,7 @@ class TrackedBrand(BrandFigures):
     """The tracked brand, ranked among its competitors."""
 
     name: str
-    #: Null unless segments=branded was asked.
+    #: Null unless segments=branded.
     segments: Optional[BrandSegments]
 
 
@@ -544,7 +551,7 @@ class Competitor(BrandFigures):
     competitor_id: Optional[str]
     #: Web domain of a direct competitor, as configured; null when none is configured, and for indirect competitors.
     domain: Optional[str]
-    #: Null unless segments=branded was asked.
+    #: Null unless segments=branded.
     segments: Optional[BrandSegments]
 
 

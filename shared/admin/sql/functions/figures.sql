@@ -407,15 +407,66 @@ CREATE OR REPLACE FUNCTION fig_segment_sums(p_analysis uuid, w fig_window) RETUR
   SELECT fig_branded_sums(p_analysis, w, k.branded, k.other) FROM fig_prompt_kinds(p_analysis) k
 $$;
 
+-- The brands of each kind of prompt's share of voice on the direct universe, per period: the mentions of
+-- the direct competitors and how many other brands were named (as fig_universe counts them for all
+-- prompts), read from the brands per prompt (fig_run_prompt_brand, migration 018). Summed over prompts
+-- first, then each brand's kind taken from the brand rows of its run (or month) as fig_universe takes it,
+-- so that the two kinds' mentions add up to fig_universe's; attributing each prompt's row instead cost
+-- twice as much. force_custom_plan: from a session's sixth call on, PL/pgSQL may plan this statement once
+-- for any window and list of prompts (a generic plan), and the generic plans of the segment statements
+-- read far more rows than the plan for the window at hand (docs/performance.md); the setting holds for
+-- the function's call only, so it leaves no state on the pooled connection.
+CREATE OR REPLACE FUNCTION fig_branded_universe(p_analysis uuid, w fig_window, yes uuid[], no uuid[]) RETURNS json
+LANGUAGE plpgsql STABLE SET plan_cache_mode = force_custom_plan AS $$
+BEGIN
+  RETURN (SELECT json_agg(y) FROM (
+    WITH k AS MATERIALIZED (
+      SELECT unnest(yes) AS id, true AS branded UNION ALL SELECT unnest(no), false
+    ),
+    f AS (
+      SELECT s.period, k.branded, x.run_id, x.month, x.brand, sum(x.mentions) AS mentions
+        FROM fig_segments(w) s
+        CROSS JOIN LATERAL (
+          SELECT b.run_id, NULL::date AS month, b.prompt_id, b.brand, b.mentions
+            FROM fig_run_prompt_brand b WHERE s.kind = 'run' AND b.run_id = s.run
+          UNION ALL
+          SELECT b.run_id, NULL::date, b.prompt_id, b.brand, b.mentions
+            FROM fig_run_prompt_brand b WHERE s.kind = 'days' AND b.analysis_id = p_analysis AND b.day BETWEEN s.lo AND s.hi
+          UNION ALL
+          SELECT NULL::uuid, b.month, b.prompt_id, b.brand, b.mentions
+            FROM fig_month_prompt_brand b WHERE s.kind = 'months' AND b.analysis_id = p_analysis AND b.month BETWEEN s.lo AND s.hi
+        ) x
+        JOIN k ON k.id = x.prompt_id
+       GROUP BY 1, 2, 3, 4, 5
+    )
+    SELECT f.period, f.branded,
+           coalesce(sum(f.mentions) FILTER (WHERE a.competitor_id IS NOT NULL AND NOT a.is_tracked), 0)::float8 AS direct_mentions,
+           count(DISTINCT f.brand) FILTER (WHERE a.competitor_id IS NULL AND NOT a.is_tracked AND f.mentions > 0)::integer AS discovered
+      FROM f
+      CROSS JOIN LATERAL (
+        SELECT r.is_tracked, r.competitor_id FROM fig_run_brand r WHERE f.run_id IS NOT NULL AND r.run_id = f.run_id AND r.brand = f.brand
+        UNION ALL
+        SELECT m.is_tracked, m.competitor_id FROM fig_month_brand m
+         WHERE f.month IS NOT NULL AND m.analysis_id = p_analysis AND m.month = f.month AND m.brand = f.brand
+      ) a
+     GROUP BY f.period, f.branded) y);
+END $$;
+
 -- get_metrics: the common part, the brands of the share-of-voice universe, and with p_segments the sums
--- per kind of prompt.
+-- and the universe's brands per kind of prompt (the prompts classified once).
 CREATE OR REPLACE FUNCTION api_fig_headline(p_analysis uuid, p_window text, p_from date, p_to date, p_segments boolean) RETURNS json
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
   w fig_window := fig_resolve_window(p_analysis, p_window, p_from, p_to);
+  yes uuid[];
+  no uuid[];
 BEGIN
+  IF p_segments THEN
+    SELECT k.branded, k.other INTO yes, no FROM fig_prompt_kinds(p_analysis) k;
+  END IF;
   RETURN json_build_object('common', fig_common(p_analysis, w), 'universe', fig_universe(p_analysis, w),
-                           'segments', CASE WHEN p_segments THEN fig_segment_sums(p_analysis, w) END);
+                           'segments', CASE WHEN p_segments THEN fig_branded_sums(p_analysis, w, yes, no) END,
+                           'segment_universe', CASE WHEN p_segments THEN fig_branded_universe(p_analysis, w, yes, no) END);
 END $$;
 
 -- list_engines: the common part, and with p_segments the sums per kind of prompt.
@@ -452,12 +503,13 @@ BEGIN
 END $$;
 
 -- The brands named in each period per kind of prompt (yes and no as fig_prompt_kinds lists them), read
--- from the per-prompt brand aggregates (migration 018: a run's own rows, the edge days, whole months). Rows travel as arrays: period, branded, brand, mentions, answers, position_sum, position_n,
--- position_sq (BRAND_SEGMENT_COLUMNS in shared/reads/figures/competitors.ts). Its cost grows with
--- prompts x brands x (months + edge days), which is why list_competitors asks for it only when the caller
--- asks for segments.
+-- from the per-prompt brand aggregates (migration 018: a run's own rows, the edge days, whole months).
+-- Rows travel as arrays: period, branded, brand, mentions, answers, position_sum, position_n, position_sq
+-- (BRAND_SEGMENT_COLUMNS in shared/reads/figures/competitors.ts). Its cost grows with prompts x brands x
+-- (months + edge days), which is why list_competitors asks for it only when the caller asks for
+-- segments. force_custom_plan: as for fig_branded_universe.
 CREATE OR REPLACE FUNCTION fig_branded_brands(p_analysis uuid, w fig_window, yes uuid[], no uuid[]) RETURNS json
-LANGUAGE plpgsql STABLE AS $$
+LANGUAGE plpgsql STABLE SET plan_cache_mode = force_custom_plan AS $$
 BEGIN
   RETURN (SELECT json_agg(json_build_array(x.period, x.branded, x.brand, x.mentions, x.answers, x.position_sum, x.position_n, x.position_sq))
     FROM (
@@ -661,7 +713,8 @@ BEGIN
   RETURN fig_series(p_analysis, fig_resolve_window(p_analysis, p_window, p_from, p_to), false);
 END $$;
 
--- get_metrics_timeseries with the choice of segments: the summary's sums per kind of prompt with p_segments.
+-- get_metrics_timeseries with the choice of segments: with p_segments, the summary's sums and the
+-- universe's brands per kind of prompt.
 CREATE OR REPLACE FUNCTION api_fig_daily(p_analysis uuid, p_window text, p_from date, p_to date, p_segments boolean) RETURNS json
 LANGUAGE plpgsql STABLE AS $$
 BEGIN
@@ -673,11 +726,17 @@ LANGUAGE plpgsql STABLE AS $$
 DECLARE
   lo timestamptz := w.cur_from::timestamp AT TIME ZONE 'UTC';
   hi timestamptz := (w.cur_to + 1)::timestamp AT TIME ZONE 'UTC';
+  yes uuid[];
+  no uuid[];
 BEGIN
+  IF p_segments THEN
+    SELECT k.branded, k.other INTO yes, no FROM fig_prompt_kinds(p_analysis) k;
+  END IF;
   RETURN json_build_object(
     'common', fig_common(p_analysis, w),
     'universe', fig_universe(p_analysis, w),
-    'segments', CASE WHEN p_segments THEN fig_segment_sums(p_analysis, w) END,
+    'segments', CASE WHEN p_segments THEN fig_branded_sums(p_analysis, w, yes, no) END,
+    'segment_universe', CASE WHEN p_segments THEN fig_branded_universe(p_analysis, w, yes, no) END,
     'days', (SELECT json_agg(json_build_array(x.day, x.id, x.state, x.pending, x.has_rows, x.answers, x.extracted, x.mentioned,
                                               x.tracked_mentions, x.brand_mentions, x.position_sum, x.position_n, x.sentiment_sum,
                                               x.sentiment_n, x.citations, x.owned_citations, x.position_sq, x.sentiment_sq) ORDER BY x.day) FROM (
