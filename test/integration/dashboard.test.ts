@@ -172,7 +172,7 @@ describe(`the page in Chromium${SKIPPED}`, () => {
     expect(await page.locator('[data-category="owned"] td').nth(1).textContent()).toContain(`${owned.numerator} of ${owned.denominator}`);
   });
 
-  maybe('the segment switch redraws the headline from the segment, whose counts add up to the pooled ones', async () => {
+  maybe('the segment switch redraws the headline and the line from the segment, whose counts add up to the pooled ones', async () => {
     const pooled = data.series.summary.visibility;
     const { branded, non_branded } = data.series.segments;
     expect(branded.visibility.numerator + non_branded.visibility.numerator).toBe(pooled.numerator);
@@ -181,7 +181,16 @@ describe(`the page in Chromium${SKIPPED}`, () => {
     await page.click('[data-segment="non_branded"]');
     expect(await page.locator('[data-figure="visibility"]').textContent()).toBe(shown(non_branded.visibility.value));
     expect(await page.locator('#subtitle').textContent()).toContain('prompts that do not name the brand');
+    // The line is the segment's days: each point and ring from that kind of prompt's figures of the day.
+    const days = data.series.points.map((p: any) => (p.segments ? { day: p.day, state: p.state, ...p.segments.non_branded } : p));
+    await expectRings(page, { points: days });
+    const titles = await page.locator('svg circle.point title').allTextContents();
+    const first = days.find((p: any) => p.state === 'measured' && p.visibility.value !== null);
+    expect(titles[0]).toContain(`(${first.visibility.numerator} of ${first.visibility.denominator} answers`);
+    const pooledFirst = data.series.points.find((p: any) => p.day === first.day);
+    expect(pooledFirst.visibility.denominator).toBeGreaterThan(first.visibility.denominator);
     await page.click('[data-segment="all"]');
+    await expectRings(page, data.series);
     expect(await page.locator('[data-figure="visibility"]').textContent()).toBe(shown(pooled.value));
     await mkdir(SCREENSHOTS, { recursive: true });
     await page.screenshot({ path: SCREENSHOT, fullPage: true });

@@ -38,33 +38,48 @@ async function series(analysis: string, qs: string, key: string): Promise<Series
   return expectServed(await call(api, `/analyses/${analysis}/metrics/timeseries?${qs}`, key), getMetricsTimeseries.output);
 }
 
+const EMPTY: RunRates = { extracted: 0, mentioned: 0, tracked: 0, brands: 0 };
 interface RunRates {
   extracted: number;
   mentioned: number;
   tracked: number;
   brands: number;
 }
-/** Each run's rates from its raw rows: extracted answers, those naming the tracked brand, its mentions, all mentions. */
+/**
+ * Each run's rates from its raw rows: extracted answers, those naming the tracked brand, its mentions, all
+ * mentions; keyed by run, and by run and kind of prompt (`run|true` for branded prompts, as the store
+ * classifies them).
+ */
 async function rawRates(analysis: string): Promise<Map<string, RunRates>> {
-  const r = await db.query<{ run: string; extracted: number; mentioned: number; tracked: number; brands: number }>(
-    `SELECT x.run_id AS run,
+  const r = await db.query<{ run: string; branded: boolean; extracted: number; mentioned: number; tracked: number; brands: number }>(
+    `SELECT x.run_id AS run, coalesce(p.branded, fig_branded_rule(p.text, fig_brand_names(p.analysis_id))) AS branded,
             count(*)::int AS extracted,
             count(*) FILTER (WHERE EXISTS (SELECT 1 FROM mentions m WHERE m.answer_id = x.id AND m.is_tracked))::int AS mentioned,
             coalesce(sum((SELECT count(*) FROM mentions m WHERE m.answer_id = x.id AND m.is_tracked)), 0)::int AS tracked,
             coalesce(sum((SELECT count(*) FROM mentions m WHERE m.answer_id = x.id)), 0)::int AS brands
-       FROM answers x JOIN analyses a ON a.id = x.analysis_id
+       FROM answers x JOIN analyses a ON a.id = x.analysis_id JOIN prompts p ON p.id = x.prompt_id
       WHERE (a.slug = $1 OR a.id::text = $1) AND x.extraction_state = 'extracted'
-      GROUP BY x.run_id`,
+      GROUP BY 1, 2`,
     [analysis],
   );
-  return new Map(r.rows.map((x) => [x.run, x]));
+  const out = new Map<string, RunRates>();
+  for (const x of r.rows) {
+    out.set(`${x.run}|${x.branded}`, x);
+    const run = out.get(x.run) ?? { ...EMPTY };
+    out.set(x.run, {
+      extracted: run.extracted + x.extracted,
+      mentioned: run.mentioned + x.mentioned,
+      tracked: run.tracked + x.tracked,
+      brands: run.brands + x.brands,
+    });
+  }
+  return out;
 }
 
 const r6 = (x: number) => {
   const r = Math.round(x * 1e6) / 1e6;
   return Object.is(r, -0) ? 0 : r;
 };
-const EMPTY: RunRates = { extracted: 0, mentioned: 0, tracked: 0, brands: 0 };
 
 /** A rate's move from (pk, pn) to (k, n), from the counts; nulls where either denominator is 0. */
 function moveOf(k: number, n: number, pk: number, pn: number) {
@@ -100,13 +115,38 @@ function bhThreshold(ps: number[]): number {
   return threshold;
 }
 
+type Figures = Pick<Ran, 'visibility' | 'share_of_voice' | 'change'>;
+type Change = NonNullable<Ran['change']>;
+
+/** One day's figures held to the raw rates of its run (`cur`), and its change to those of the previous measured day's. */
+function expectDay(day: string, figures: Figures, cur: RunRates, before: { day: string; rates: RunRates } | null): Change | null {
+  expect([day, figures.visibility.numerator, figures.visibility.denominator]).toEqual([day, cur.mentioned, cur.extracted]);
+  expect([day, figures.share_of_voice.numerator, figures.share_of_voice.denominator]).toEqual([day, cur.tracked, cur.brands]);
+  if (!before) {
+    expect([day, figures.change]).toEqual([day, null]);
+    return null;
+  }
+  const { significant_fdr: _v, ...visibility } = figures.change?.visibility ?? ({} as Record<string, unknown>);
+  const { significant_fdr: _s, ...share } = figures.change?.share_of_voice ?? ({} as Record<string, unknown>);
+  const b = before.rates;
+  expect([day, figures.change?.since, visibility, share]).toEqual([
+    day,
+    before.day,
+    moveOf(cur.mentioned, cur.extracted, b.mentioned, b.extracted),
+    moveOf(cur.tracked, cur.brands, b.tracked, b.brands),
+  ]);
+  return figures.change as Change;
+}
+
 /**
- * Holds every point of a reply to the raw rows and the reply's BH flags to its own p-values; returns the
- * changes it checked (non-null ones) so that a case can say what it covered.
+ * Holds every point of a reply to the raw rows (and each of its segments, when asked for, to the raw rows
+ * of that kind of prompt) and the reply's BH flags to its own p-values; returns the changes it checked
+ * (non-null ones) so that a case can say what it covered.
  */
 async function expectChanges(body: Series, analysis: string) {
   const rates = await rawRates(analysis);
-  const checked: Array<{ day: string; change: NonNullable<Ran['change']> }> = [];
+  const checked: Array<{ day: string; change: Change }> = [];
+  const segmentChanges: Change[] = [];
   let previous: Ran | null = null;
   for (const point of body.points) {
     if (point.state === 'no_run') {
@@ -116,24 +156,38 @@ async function expectChanges(body: Series, analysis: string) {
     if (point.state !== 'measured') {
       // A day not measured is neither compared nor the day a later one is compared with.
       expect([point.day, point.change]).toEqual([point.day, null]);
+      for (const kind of Object.values(point.segments ?? {})) expect([point.day, kind.change]).toEqual([point.day, null]);
       continue;
     }
-    const cur = rates.get(point.run_id) ?? EMPTY;
-    expect([point.day, point.visibility.numerator, point.visibility.denominator]).toEqual([point.day, cur.mentioned, cur.extracted]);
-    expect([point.day, point.share_of_voice.numerator, point.share_of_voice.denominator]).toEqual([point.day, cur.tracked, cur.brands]);
-    if (!previous) {
-      expect([point.day, point.change]).toEqual([point.day, null]);
-    } else {
-      const before = rates.get(previous.run_id) ?? EMPTY;
-      const { significant_fdr: _v, ...visibility } = point.change?.visibility ?? ({} as Record<string, unknown>);
-      const { significant_fdr: _s, ...share } = point.change?.share_of_voice ?? ({} as Record<string, unknown>);
-      expect([point.day, point.change?.since, visibility, share]).toEqual([
+    const ratesOf = (run: string, key = run) => rates.get(key) ?? EMPTY;
+    const before = previous && { day: previous.day, rates: ratesOf(previous.run_id) };
+    const change = expectDay(point.day, point, ratesOf(point.run_id), before);
+    if (change) checked.push({ day: point.day, change });
+    expect(point.segments === null).toBe(body.segments === null);
+    if (point.segments) {
+      const { branded, non_branded } = point.segments;
+      for (const [flag, kind] of [
+        [true, branded],
+        [false, non_branded],
+      ] as const) {
+        const prev = previous && { day: previous.day, rates: ratesOf(previous.run_id, `${previous.run_id}|${flag}`) };
+        const c = expectDay(point.day, kind, ratesOf(point.run_id, `${point.run_id}|${flag}`), prev);
+        if (c) segmentChanges.push(c);
+      }
+      // The two kinds' counts add up to the day's.
+      for (const key of ['visibility', 'share_of_voice', 'source_share'] as const) {
+        expect([
+          point.day,
+          key,
+          branded[key].numerator + non_branded[key].numerator,
+          branded[key].denominator + non_branded[key].denominator,
+        ]).toEqual([point.day, key, point[key].numerator, point[key].denominator]);
+      }
+      expect([
         point.day,
-        previous.day,
-        moveOf(cur.mentioned, cur.extracted, before.mentioned, before.extracted),
-        moveOf(cur.tracked, cur.brands, before.tracked, before.brands),
-      ]);
-      checked.push({ day: point.day, change: point.change as NonNullable<Ran['change']> });
+        branded.answers + non_branded.answers,
+        branded.average_position.count + non_branded.average_position.count,
+      ]).toEqual([point.day, point.answers, point.average_position.count]);
     }
     previous = point;
   }
@@ -142,8 +196,10 @@ async function expectChanges(body: Series, analysis: string) {
   const published = all.filter((t) => t.p_value !== null).map((t) => t.p_value as number);
   const threshold = bhThreshold(published);
   expect(body.context.multiple_comparisons).toEqual({ method: 'benjamini-hochberg', q: 0.05, tests: published.length });
-  // The day-to-day tests are among those counted: every non-null p_value of the changes.
-  const dayTests = checked.flatMap((c) => [c.change.visibility, c.change.share_of_voice]).filter((t) => t.p_value !== null);
+  // The day-to-day tests are among those counted: every non-null p_value of the changes, the segments' included.
+  const dayTests = [...checked.map((c) => c.change), ...segmentChanges]
+    .flatMap((c) => [c.visibility, c.share_of_voice])
+    .filter((t) => t.p_value !== null);
   expect(testsIn(body.points).filter((t) => t.p_value !== null)).toHaveLength(dayTests.length);
   expect(published.length).toBe(
     testsIn({ summary: body.summary, segments: body.segments }).filter((t) => t.p_value !== null).length + dayTests.length,
@@ -153,7 +209,7 @@ async function expectChanges(body: Series, analysis: string) {
     else expect(t.significant_fdr).toBe(t.p_value <= threshold && t.significant === true);
     if (t.significant_fdr === true) expect(t.significant).toBe(true);
   }
-  return { checked, dayTests };
+  return { checked, dayTests, segmentChanges };
 }
 
 const addDays = (day: string, n: number) => new Date(Date.parse(`${day}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
@@ -163,8 +219,9 @@ describe('each measured day carries its change since the previous measured day (
     const analysis = manifest.analyses.collected;
     const body = await series(analysis, 'window=30d&segments=branded', manifest.keys.workspace);
     const measured = body.points.filter((p) => p.state === 'measured');
-    const { checked, dayTests } = await expectChanges(body, analysis);
+    const { checked, dayTests, segmentChanges } = await expectChanges(body, analysis);
     expect(checked).toHaveLength(measured.length - 1);
+    expect(segmentChanges).toHaveLength(2 * (measured.length - 1));
     expect(dayTests.length).toBeGreaterThan(0);
     // The demo moves enough from day to day for some uncorrected flags; the correction keeps at most those.
     const flagged = dayTests.filter((t) => t.significant === true);
@@ -190,12 +247,28 @@ describe('each measured day carries its change since the previous measured day (
     expect(wider.points[1]).toMatchObject({ day: from, change: { since: addDays(from, -1) } });
   });
 
-  test('demo, extraction late: the late day carries no change', async () => {
+  test('demo, extraction late: the late day carries no change, and its answers by kind of prompt add up', async () => {
     const analysis = manifest.analyses.extraction_late;
-    const body = await series(analysis, 'window=30d', manifest.keys.workspace);
-    const late = body.points.filter((p) => p.state === 'extraction_late');
+    const body = await series(analysis, 'window=30d&segments=branded', manifest.keys.workspace);
+    const late = body.points.filter((p): p is Ran => p.state === 'extraction_late');
     expect(late.length).toBeGreaterThan(0);
     await expectChanges(body, analysis);
+    const collected = await db.query<{ run: string; branded: boolean; n: number }>(
+      `SELECT x.run_id AS run, coalesce(p.branded, fig_branded_rule(p.text, fig_brand_names(p.analysis_id))) AS branded, count(*)::int AS n
+         FROM answers x JOIN prompts p ON p.id = x.prompt_id WHERE x.run_id = ANY ($1::uuid[]) GROUP BY 1, 2`,
+      [late.map((p) => p.run_id)],
+    );
+    const count = (run: string, branded: boolean) => collected.rows.find((r) => r.run === run && r.branded === branded)?.n ?? 0;
+    for (const p of late) {
+      // Nothing extracted yet: each kind shows its collected answers and no measure.
+      expect([p.day, p.segments?.branded.answers, p.segments?.non_branded.answers]).toEqual([
+        p.day,
+        count(p.run_id, true),
+        count(p.run_id, false),
+      ]);
+      expect([p.day, p.segments?.branded.visibility.value, p.segments?.non_branded.extracted_answers]).toEqual([p.day, null, 0]);
+      expect((p.segments?.branded.answers ?? 0) + (p.segments?.non_branded.answers ?? 0)).toBe(p.answers);
+    }
   });
 
   test('fixture, 14d: three measured days among days without a run; a day of two runs is its latest run’s', async () => {

@@ -500,6 +500,7 @@ describe('competitors: ties and means per brand (list_competitors)', () => {
 describe('every series point carries its intervals and its change (get_metrics_timeseries)', () => {
   test('2025-04-01..04-04: each day’s run, rates with Wilson, means with t, the move since the previous measured day', async () => {
     const body = await get(`${A}/metrics/timeseries?from=2025-04-01&to=2025-04-04`, getMetricsTimeseries.output);
+    const split = await get(`${A}/metrics/timeseries?from=2025-04-01&to=2025-04-04&segments=branded`, getMetricsTimeseries.output);
     expect(body.points).toHaveLength(4);
     /** A rate's test between two days: the comparison fields of the rate figure, from the raw rows. */
     const move = (r: ReturnType<typeof rateOf>) => ({
@@ -509,46 +510,51 @@ describe('every series point carries its intervals and its change (get_metrics_t
       p_value: r.p_value,
       significant_fdr: r.significant_fdr,
     });
-    let since: { day: string; facts: ReturnType<typeof raw> } | null = null;
-    for (const point of body.points) {
-      if (point.state === 'no_run') throw new Error(`${point.day}: every day of the fixture has a run`);
-      const c = raw([point.run_id]);
+    const dayRate = (r: { value: number | null; numerator: number; denominator: number; ci95: Iv }) => ({
+      value: r.value,
+      numerator: r.numerator,
+      denominator: r.denominator,
+      ci95: r.ci95,
+    });
+    const dayMean = (m: { value: number | null; count: number; ci95: Iv }) => ({ value: m.value, count: m.count, ci95: m.ci95 });
+    /** A day's figures over some prompts (all by default), with the move since the previous measured day's. */
+    const dayFigures = (runId: string, since: { day: string; run: string } | null, prompts?: Set<string>) => {
+      const c = raw([runId], undefined, prompts);
       const h = headlineOf(c, null);
+      const b = since && raw([since.run], undefined, prompts);
+      return {
+        answers: c.answers,
+        extracted_answers: c.extracted,
+        visibility: dayRate(h.visibility),
+        share_of_voice: dayRate(h.share_of_voice),
+        average_position: dayMean(h.average_position),
+        sentiment: dayMean(h.sentiment),
+        source_share: { ...dayRate(h.source_share), null_reason: h.source_share.null_reason },
+        change:
+          since && b
+            ? {
+                since: since.day,
+                visibility: move(rateOf(c.mentioned, c.extracted, [b.mentioned, b.extracted])),
+                share_of_voice: move(rateOf(c.tracked, c.brands, [b.tracked, b.brands])),
+              }
+            : null,
+      };
+    };
+    let since: { day: string; run: string } | null = null;
+    for (const [i, point] of body.points.entries()) {
+      if (point.state === 'no_run') throw new Error(`${point.day}: every day of the fixture has a run`);
       const measured = point.run_id !== E3;
       // The first measured day (E0) and the one still extracting (E3) carry none; E1 moves from E0, E2 from E1.
-      const change =
-        measured && since
-          ? {
-              since: since.day,
-              visibility: move(rateOf(c.mentioned, c.extracted, [since.facts.mentioned, since.facts.extracted])),
-              share_of_voice: move(rateOf(c.tracked, c.brands, [since.facts.tracked, since.facts.brands])),
-            }
-          : null;
-      if (measured) since = { day: point.day, facts: c };
-      const dayRate = (r: { value: number | null; numerator: number; denominator: number; ci95: Iv }) => ({
-        value: r.value,
-        numerator: r.numerator,
-        denominator: r.denominator,
-        ci95: r.ci95,
-      });
-      const dayMean = (m: { value: number | null; count: number; ci95: Iv }) => ({ value: m.value, count: m.count, ci95: m.ci95 });
-      expectFigures(
-        point,
-        {
-          day: point.day,
-          state: measured ? 'measured' : 'extraction_late',
-          run_id: point.run_id,
-          answers: c.answers,
-          extracted_answers: c.extracted,
-          visibility: dayRate(h.visibility),
-          share_of_voice: dayRate(h.share_of_voice),
-          average_position: dayMean(h.average_position),
-          sentiment: dayMean(h.sentiment),
-          source_share: { ...dayRate(h.source_share), null_reason: h.source_share.null_reason },
-          change,
-        },
-        body,
-      );
+      const before = measured ? since : null;
+      const head = { day: point.day, state: measured ? 'measured' : 'extraction_late', run_id: point.run_id };
+      expectFigures(point, { ...head, ...dayFigures(point.run_id, before), segments: null }, body);
+      // With segments=branded, the same day and each kind of prompt's figures from that kind's rows only.
+      const segments = {
+        branded: dayFigures(point.run_id, before, brandedPrompts),
+        non_branded: dayFigures(point.run_id, before, otherPrompts),
+      };
+      expectFigures(split.points[i], { ...head, ...dayFigures(point.run_id, before), segments }, split);
+      if (measured) since = { day: point.day, run: point.run_id };
     }
     expect(body.points.map((p) => (p.state === 'no_run' ? 'no_run' : (p.change?.since ?? null)))).toEqual([
       null,

@@ -181,4 +181,23 @@ describe('a daily series stays bounded whatever the stored history, so no reply 
     expect(series.points).toHaveLength(365);
     expect(series.points.filter((p) => p.state !== 'no_run').map((p) => p.day)).toEqual(['2025-06-01']);
   });
+
+  test('with segments=branded (each day split by kind of prompt), a year at most: longer refused naming segments', async () => {
+    const reply = await call(api, `/analyses/${HISTORY_LONG}/metrics/timeseries?window=all&segments=branded`, key);
+    expectError(reply, 422, 'invalid_request', { param: 'segments', budget: true });
+    expect(reply.body.error.message).toMatch(/366 a daily series splits by kind of prompt.*from\/to/);
+    const series = expectServed(
+      await call(api, `/analyses/${HISTORY_LONG}/metrics/timeseries?from=2024-05-31&to=2025-05-31&segments=branded`, key),
+      getMetricsTimeseries.output,
+    );
+    expect(series.points).toHaveLength(366);
+    const ran = series.points.filter((p) => p.state !== 'no_run');
+    expect(ran).toEqual([]);
+    const last = expectServed(
+      await call(api, `/analyses/${HISTORY_LONG}/metrics/timeseries?window=7d&segments=branded`, key),
+      getMetricsTimeseries.output,
+    );
+    const day = last.points.find((p) => p.day === '2025-06-01');
+    expect(day && day.state !== 'no_run' && day.segments !== null).toBe(true);
+  });
 });

@@ -248,6 +248,31 @@ describe('one year of daily runs: what a host forwards to the model', () => {
     );
   });
 
+  test('get_metrics_timeseries with segments: the same for the weight it quotes with segments and the calls it advises then', async () => {
+    const seg = SERIES_SIZE.segments;
+    const all = sizes.extremes.find(
+      (s) => s.tool === 'get_metrics_timeseries' && s.args.window === 'all' && s.args.segments === 'branded',
+    )!;
+    const d30 = await sized('get_metrics_timeseries', { analysis: m.analysisSlug, window: '30d', segments: 'branded' });
+    const perDay = (largest(all) - largest(d30)) / (365 - 30);
+    const advised = [
+      await sized('get_metrics_timeseries', { analysis: m.analysisSlug, window: seg.window, segments: 'branded' }),
+      await sized('get_metrics_timeseries', {
+        analysis: m.analysisSlug,
+        from: addDays(m.endDate, 1 - seg.spanDays),
+        to: m.endDate,
+        segments: 'branded',
+      }),
+    ];
+    console.log(
+      `get_metrics_timeseries with segments: ${perDay.toFixed(0)} bytes a day (quoted: ${seg.dayBytes}); ${advised.map((a) => `${short(a.args)}: ${largest(a)}`).join('; ')}`,
+    );
+    expect(Math.abs(perDay / seg.dayBytes - 1)).toBeLessThanOrEqual(ABOUT);
+    for (const a of advised)
+      expect({ args: a.args, fits: largestChars(a) <= ASSISTANT_DEFAULT_CHARS }).toEqual({ args: a.args, fits: true });
+    expect(description('get_metrics_timeseries')).toContain(`(with segments: ${seg.window}, or ${seg.spanDays} days)`);
+  });
+
   test('list_group_prompts: the quoted weight of a prompt per engine holds for every window; the page it advises is shown whole by every host, in every group and window', async () => {
     const groups = sizes.defaults.filter((s) => s.tool === 'list_group_prompts').map((s) => s.args);
     const weights: Array<{ window: string; perPromptEngine: number }> = [];

@@ -107,7 +107,7 @@ export const OPERATIONS = {
           "none",
           "branded"
         ],
-        "description": "branded: also split the figures by prompts naming the brand or not."
+        "description": "branded: also split figures by prompts naming the brand or not."
       }
     ],
     "paging": null,
@@ -163,7 +163,7 @@ export const OPERATIONS = {
           "none",
           "branded"
         ],
-        "description": "branded: also split the figures by prompts naming the brand or not."
+        "description": "branded: also split figures by prompts naming the brand or not."
       }
     ],
     "paging": null,
@@ -220,7 +220,7 @@ export const OPERATIONS = {
           "none",
           "branded"
         ],
-        "description": "branded: also split the figures by prompts naming the brand or not."
+        "description": "branded: also split figures by prompts naming the brand or not."
       }
     ],
     "paging": "single",
@@ -277,7 +277,7 @@ export const OPERATIONS = {
           "none",
           "branded"
         ],
-        "description": "branded: also split the figures by prompts naming the brand or not."
+        "description": "branded: also split figures by prompts naming the brand or not."
       }
     ],
     "paging": "single",

@@ -208,7 +208,7 @@ export interface paths {
         };
         /**
          * Daily series of headline metrics
-         * @description One point per UTC day: the headline figures of the day’s latest run (95% intervals; change since the prior measured day); a day without a run is {day, state: no_run}. Use it for trends. Window: the days up to the latest collection (default 30d), all of them, or from/to (UTC days); no last-run. A day with a run weighs about 0.96 KB, so beyond about 40 days a result can exceed what an assistant shows whole: ask for 30d or less, or walk from/to spans of at most 35 days.
+         * @description One point per UTC day: the headline figures of the day’s latest run (95% intervals; change since the prior measured day); a day without a run is {day, state: no_run}. Use it for trends. Window: the days up to the latest collection (default 30d), all, or from/to; no last-run. A day with a run weighs about 0.96 KB (2.7 KB with segments), so beyond about 40 days a result can exceed what an assistant shows whole: ask for 30d or less, or walk from/to spans of at most 35 days (with segments: 7d, or 10 days).
          *
          *     MCP tool: `get_metrics_timeseries`.
          */
@@ -1308,43 +1308,23 @@ export interface components {
         /** @description A UTC day with a collection: the headline figures of its latest run. */
         series_day: {
             /**
-             * Format: int64
-             * @description Answers collected by the day’s run. Integer ≥ 0.
-             */
-            answers: number;
-            /** @description Mean first order of appearance of the tracked brand, ≥ 1; null when count is 0. */
-            average_position: components["schemas"]["mean_value"];
-            /** @description Null on the first measured day and on days not measured. */
-            change: components["schemas"]["series_day_change"] | null;
-            /**
              * Format: date
              * @description A UTC calendar day, YYYY-MM-DD.
              */
             day: string;
             /**
-             * Format: int64
-             * @description Answers of the day’s run whose extraction succeeded: the denominator of visibility. Integer ≥ 0.
-             */
-            extracted_answers: number;
-            /**
              * Format: uuid
              * @description The run the point shows: the latest collection of the day (by start) when a day has several.
              */
             run_id: string;
-            /** @description Mean sentiment of the tracked brand’s scored mentions, -1..1; null when count is 0. */
-            sentiment: components["schemas"]["mean_value"];
-            /** @description Tracked-brand mentions over all brand mentions, 0..1. */
-            share_of_voice: components["schemas"]["day_rate"];
-            /** @description Citations to the owned domains over all citations, 0..1, with the reason when null. */
-            source_share: components["schemas"]["day_source_share"];
+            /** @description Null unless segments=branded. */
+            segments: components["schemas"]["series_day_segments"] | null;
             /**
              * @description measured: the day’s run is extracted; extraction_late: collected, extraction not finished (measures null, answers filled); extraction_failed: the run failed after collection (measures null).
              * @enum {string}
              */
             state: "measured" | "extraction_late" | "extraction_failed";
-            /** @description Share of extracted answers naming the tracked brand, 0..1. */
-            visibility: components["schemas"]["day_rate"];
-        };
+        } & components["schemas"]["series_day_figures"];
         /** @description Visibility and share of voice since `since`, the window’s previous measured day. */
         series_day_change: {
             share_of_voice: components["schemas"]["day_move"];
@@ -1354,6 +1334,36 @@ export interface components {
              */
             since: string;
             visibility: components["schemas"]["day_move"];
+        };
+        /** @description A day’s headline figures (in segments: over one kind of prompt’s answers). */
+        series_day_figures: {
+            /**
+             * Format: int64
+             * @description Answers collected by the day’s run. Integer ≥ 0.
+             */
+            answers: number;
+            /** @description Mean first order of appearance of the tracked brand, ≥ 1; null when count is 0. */
+            average_position: components["schemas"]["mean_value"];
+            /** @description Null on the first measured day and on days not measured. */
+            change: components["schemas"]["series_day_change"] | null;
+            /**
+             * Format: int64
+             * @description Answers of the day’s run whose extraction succeeded: the denominator of visibility. Integer ≥ 0.
+             */
+            extracted_answers: number;
+            /** @description Mean sentiment of the tracked brand’s scored mentions, -1..1; null when count is 0. */
+            sentiment: components["schemas"]["mean_value"];
+            /** @description Tracked-brand mentions over all brand mentions, 0..1. */
+            share_of_voice: components["schemas"]["day_rate"];
+            /** @description Citations to the owned domains over all citations, 0..1, with the reason when null. */
+            source_share: components["schemas"]["day_source_share"];
+            /** @description Share of extracted answers naming the tracked brand, 0..1. */
+            visibility: components["schemas"]["day_rate"];
+        };
+        /** @description The day’s figures by kind of prompt; their counts add up to the day’s. */
+        series_day_segments: {
+            branded: components["schemas"]["series_day_figures"];
+            non_branded: components["schemas"]["series_day_figures"];
         };
         /** @description A UTC day without a collection, listed rather than left out. */
         series_day_without_run: {
@@ -1756,7 +1766,7 @@ export interface components {
         from: string;
         /** @description Page size, 1..200. */
         limit: number;
-        /** @description branded: also split the figures by prompts naming the brand or not. */
+        /** @description branded: also split figures by prompts naming the brand or not. */
         segments: "none" | "branded";
         /** @description Last UTC day, inclusive, 2000-01-01..2099-12-31; with from, at most 366 days. */
         to: string;
@@ -1945,7 +1955,7 @@ export interface operations {
             query?: {
                 /** @description First UTC day, inclusive, 2000-01-01..2099-12-31; with to, at most 366 days. */
                 from?: components["parameters"]["from"];
-                /** @description branded: also split the figures by prompts naming the brand or not. */
+                /** @description branded: also split figures by prompts naming the brand or not. */
                 segments?: components["parameters"]["segments"];
                 /** @description Last UTC day, inclusive, 2000-01-01..2099-12-31; with from, at most 366 days. */
                 to?: components["parameters"]["to"];
@@ -1988,7 +1998,7 @@ export interface operations {
             query?: {
                 /** @description First UTC day, inclusive, 2000-01-01..2099-12-31; with to, at most 366 days. */
                 from?: components["parameters"]["from"];
-                /** @description branded: also split the figures by prompts naming the brand or not. */
+                /** @description branded: also split figures by prompts naming the brand or not. */
                 segments?: components["parameters"]["segments"];
                 /** @description Last UTC day, inclusive, 2000-01-01..2099-12-31; with from, at most 366 days. */
                 to?: components["parameters"]["to"];
@@ -2119,7 +2129,7 @@ export interface operations {
             query?: {
                 /** @description First UTC day, inclusive, 2000-01-01..2099-12-31; with to, at most 366 days. */
                 from?: components["parameters"]["from"];
-                /** @description branded: also split the figures by prompts naming the brand or not. */
+                /** @description branded: also split figures by prompts naming the brand or not. */
                 segments?: components["parameters"]["segments"];
                 /** @description Last UTC day, inclusive, 2000-01-01..2099-12-31; with from, at most 366 days. */
                 to?: components["parameters"]["to"];
@@ -2162,7 +2172,7 @@ export interface operations {
             query?: {
                 /** @description First UTC day, inclusive, 2000-01-01..2099-12-31; with to, at most 366 days. */
                 from?: components["parameters"]["from"];
-                /** @description branded: also split the figures by prompts naming the brand or not. */
+                /** @description branded: also split figures by prompts naming the brand or not. */
                 segments?: components["parameters"]["segments"];
                 /** @description Last UTC day, inclusive, 2000-01-01..2099-12-31; with from, at most 366 days. */
                 to?: components["parameters"]["to"];

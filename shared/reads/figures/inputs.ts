@@ -16,7 +16,7 @@ export const SEGMENT_SPLITS = ['none', 'branded'] as const;
 
 /** Whether a figure read splits its figures by kind of prompt (docs/figures.md, Branded and non-branded prompts). */
 export const segmentsParam = {
-  segments: z.enum(SEGMENT_SPLITS).default('none').describe('branded: also split the figures by prompts naming the brand or not.'),
+  segments: z.enum(SEGMENT_SPLITS).default('none').describe('branded: also split figures by prompts naming the brand or not.'),
 };
 
 /** The figure reads that can split their figures by kind of prompt: every window, and segments. */

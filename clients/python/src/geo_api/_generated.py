@@ -428,15 +428,9 @@ class SeriesDayChange(TypedDict):
     share_of_voice: DayMove
 
 
-class SeriesDay(TypedDict):
-    """A UTC day with a collection: the headline figures of its latest run."""
+class SeriesDayFigures(TypedDict):
+    """A day’s headline figures (in segments: over one kind of prompt’s answers)."""
 
-    #: A UTC calendar day, YYYY-MM-DD.
-    day: str
-    #: measured: the day’s run is extracted; extraction_late: collected, extraction not finished (measures null, answers filled); extraction_failed: the run failed after collection (measures null).
-    state: Literal["measured", "extraction_late", "extraction_failed"]
-    #: The run the point shows: the latest collection of the day (by start) when a day has several.
-    run_id: str
     #: Answers collected by the day’s run. Integer ≥ 0.
     answers: int
     #: Answers of the day’s run whose extraction succeeded: the denominator of visibility. Integer ≥ 0.
@@ -453,6 +447,26 @@ class SeriesDay(TypedDict):
     source_share: DaySourceShare
     #: Null on the first measured day and on days not measured.
     change: Optional[SeriesDayChange]
+
+
+class SeriesDaySegments(TypedDict):
+    """The day’s figures by kind of prompt; their counts add up to the day’s."""
+
+    branded: SeriesDayFigures
+    non_branded: SeriesDayFigures
+
+
+class SeriesDay(SeriesDayFigures):
+    """A UTC day with a collection: the headline figures of its latest run."""
+
+    #: A UTC calendar day, YYYY-MM-DD.
+    day: str
+    #: measured: the day’s run is extracted; extraction_late: collected, extraction not finished (measures null, answers filled); extraction_failed: the run failed after collection (measures null).
+    state: Literal["measured", "extraction_late", "extraction_failed"]
+    #: The run the point shows: the latest collection of the day (by start) when a day has several.
+    run_id: str
+    #: Null unless segments=branded.
+    segments: Optional[SeriesDaySegments]
 
 
 class SeriesDayWithoutRun(TypedDict):
@@ -1124,21 +1138,21 @@ class Reads:
             window: Default last-run: the latest collection vs the one before; 7d..90d: the days up to the latest collection vs as many before; all: the whole history, no comparison. Excludes from/to (UTC days vs the span before).
             from_: First UTC day, inclusive, 2000-01-01..2099-12-31; with to, at most 366 days.
             to: Last UTC day, inclusive, 2000-01-01..2099-12-31; with from, at most 366 days.
-            segments: branded: also split the figures by prompts naming the brand or not.
+            segments: branded: also split figures by prompts naming the brand or not.
 """
         return self._read("get_metrics", {"analysis": analysis, "window": window, "from": from_, "to": to, "segments": segments})
 
     def get_metrics_timeseries(self, analysis: str, *, window: Literal["7d", "14d", "30d", "90d", "all"] | None = None, from_: str | None = None, to: str | None = None, segments: Literal["none", "branded"] | None = None) -> Timeseries:
         """Daily series of headline metrics.
 
-        One point per UTC day: the headline figures of the day’s latest run (95% intervals; change since the prior measured day); a day without a run is {day, state: no_run}. Use it for trends. Window: the days up to the latest collection (default 30d), all of them, or from/to (UTC days); no last-run. A day with a run weighs about 0.96 KB, so beyond about 40 days a result can exceed what an assistant shows whole: ask for 30d or less, or walk from/to spans of at most 35 days.
+        One point per UTC day: the headline figures of the day’s latest run (95% intervals; change since the prior measured day); a day without a run is {day, state: no_run}. Use it for trends. Window: the days up to the latest collection (default 30d), all, or from/to; no last-run. A day with a run weighs about 0.96 KB (2.7 KB with segments), so beyond about 40 days a result can exceed what an assistant shows whole: ask for 30d or less, or walk from/to spans of at most 35 days (with segments: 7d, or 10 days).
 
         Args:
             analysis: Analysis slug or id, from list_analyses.
             window: Measurement window, default 30d. Excludes from/to.
             from_: First UTC day, inclusive, 2000-01-01..2099-12-31; with to, at most 366 days.
             to: Last UTC day, inclusive, 2000-01-01..2099-12-31; with from, at most 366 days.
-            segments: branded: also split the figures by prompts naming the brand or not.
+            segments: branded: also split figures by prompts naming the brand or not.
 """
         return self._read("get_metrics_timeseries", {"analysis": analysis, "window": window, "from": from_, "to": to, "segments": segments})
 
@@ -1152,7 +1166,7 @@ class Reads:
             window: Default last-run: the latest collection vs the one before; 7d..90d: the days up to the latest collection vs as many before; all: the whole history, no comparison. Excludes from/to (UTC days vs the span before).
             from_: First UTC day, inclusive, 2000-01-01..2099-12-31; with to, at most 366 days.
             to: Last UTC day, inclusive, 2000-01-01..2099-12-31; with from, at most 366 days.
-            segments: branded: also split the figures by prompts naming the brand or not.
+            segments: branded: also split figures by prompts naming the brand or not.
 """
         return self._read("list_engines", {"analysis": analysis, "window": window, "from": from_, "to": to, "segments": segments})
 
@@ -1166,7 +1180,7 @@ class Reads:
             window: Default last-run: the latest collection vs the one before; 7d..90d: the days up to the latest collection vs as many before; all: the whole history, no comparison. Excludes from/to (UTC days vs the span before).
             from_: First UTC day, inclusive, 2000-01-01..2099-12-31; with to, at most 366 days.
             to: Last UTC day, inclusive, 2000-01-01..2099-12-31; with from, at most 366 days.
-            segments: branded: also split the figures by prompts naming the brand or not.
+            segments: branded: also split figures by prompts naming the brand or not.
 """
         return self._read("list_competitors", {"analysis": analysis, "window": window, "from": from_, "to": to, "segments": segments})
 

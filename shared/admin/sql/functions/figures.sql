@@ -710,22 +710,70 @@ END $$;
 CREATE OR REPLACE FUNCTION api_fig_series(p_analysis uuid, p_window text, p_from date, p_to date) RETURNS json
 LANGUAGE plpgsql STABLE AS $$
 BEGIN
-  RETURN fig_series(p_analysis, fig_resolve_window(p_analysis, p_window, p_from, p_to), false);
+  RETURN fig_series(p_analysis, fig_resolve_window(p_analysis, p_window, p_from, p_to), false, 0);
 END $$;
 
 -- get_metrics_timeseries with the choice of segments: with p_segments, the summary's sums and the
--- universe's brands per kind of prompt.
+-- universe's brands per kind of prompt, and each day's figures per kind of prompt when the window covers
+-- at most p_segment_days days (the caller refuses a longer one: its work grows with the days).
+CREATE OR REPLACE FUNCTION api_fig_days(p_analysis uuid, p_window text, p_from date, p_to date, p_segments boolean,
+                                        p_segment_days integer) RETURNS json
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN fig_series(p_analysis, fig_resolve_window(p_analysis, p_window, p_from, p_to), p_segments, p_segment_days);
+END $$;
+
+-- get_metrics_timeseries of the release before api_fig_days (kept while a deployment rolls out).
 CREATE OR REPLACE FUNCTION api_fig_daily(p_analysis uuid, p_window text, p_from date, p_to date, p_segments boolean) RETURNS json
 LANGUAGE plpgsql STABLE AS $$
 BEGIN
-  RETURN fig_series(p_analysis, fig_resolve_window(p_analysis, p_window, p_from, p_to), p_segments);
+  RETURN fig_series(p_analysis, fig_resolve_window(p_analysis, p_window, p_from, p_to), p_segments, 0);
 END $$;
 
-CREATE OR REPLACE FUNCTION fig_series(p_analysis uuid, w fig_window, p_segments boolean) RETURNS json
+-- The run each day of the series shows: per UTC day of the window, its latest collection (by start).
+CREATE OR REPLACE FUNCTION fig_series_runs(p_analysis uuid, w fig_window) RETURNS TABLE (day date, id uuid, state text)
+LANGUAGE sql STABLE AS $$
+  SELECT DISTINCT ON (1) (r.started_at AT TIME ZONE 'UTC')::date, r.id, r.state
+    FROM runs r
+   WHERE r.analysis_id = p_analysis AND r.collected_at IS NOT NULL
+     AND r.started_at >= w.cur_from::timestamp AT TIME ZONE 'UTC' AND r.started_at < (w.cur_to + 1)::timestamp AT TIME ZONE 'UTC'
+     AND w.cur_kind IS NOT NULL
+   ORDER BY 1, r.started_at DESC, r.id DESC
+$$;
+
+-- The figures of each day's run (fig_series_runs) per kind of prompt (yes: the branded prompts, as
+-- fig_prompt_kinds lists them): a run's per-prompt aggregates summed by kind, and for a run without them
+-- (collected, not extracted) its collected answers by kind. Rows travel as arrays: run, branded, then the
+-- measures in the order of MEASURES. Its cost grows with the days x prompts x engines of the window, which
+-- is why the series asks for it only with segments and bounds the days it covers then
+-- (MAX_SEGMENT_SERIES_DAYS in shared/reads/figures/timeseries.ts). force_custom_plan: as for
+-- fig_branded_universe.
+CREATE OR REPLACE FUNCTION fig_branded_days(p_analysis uuid, w fig_window, yes uuid[]) RETURNS json
+LANGUAGE plpgsql STABLE SET plan_cache_mode = force_custom_plan AS $$
+BEGIN
+  RETURN (SELECT json_agg(json_build_array(x.id, x.branded, x.answers, x.extracted, x.mentioned, x.tracked_mentions,
+                                           x.brand_mentions, x.position_sum, x.position_n, x.sentiment_sum, x.sentiment_n,
+                                           x.citations, x.owned_citations, x.position_sq, x.sentiment_sq)) FROM (
+      SELECT q.run_id AS id, q.prompt_id = ANY (yes) AS branded, sum(q.answers) AS answers, sum(q.extracted) AS extracted,
+             sum(q.mentioned) AS mentioned, sum(q.tracked_mentions) AS tracked_mentions,
+             sum(q.brand_mentions) AS brand_mentions, sum(q.position_sum) AS position_sum,
+             sum(q.position_n) AS position_n, sum(q.sentiment_sum) AS sentiment_sum,
+             sum(q.sentiment_n) AS sentiment_n, sum(q.citations) AS citations,
+             sum(q.owned_citations) AS owned_citations, sum(q.position_sq) AS position_sq, sum(q.sentiment_sq) AS sentiment_sq
+        FROM fig_series_runs(p_analysis, w) d
+        JOIN fig_run_prompt q ON q.run_id = d.id
+       GROUP BY 1, 2
+      UNION ALL
+      SELECT a.run_id, a.prompt_id = ANY (yes), count(*), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+        FROM fig_series_runs(p_analysis, w) d
+        JOIN answers a ON a.run_id = d.id
+       WHERE d.state <> 'finished' AND NOT EXISTS (SELECT 1 FROM fig_run_prompt q WHERE q.run_id = d.id)
+       GROUP BY 1, 2) x);
+END $$;
+
+CREATE OR REPLACE FUNCTION fig_series(p_analysis uuid, w fig_window, p_segments boolean, p_segment_days integer) RETURNS json
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
-  lo timestamptz := w.cur_from::timestamp AT TIME ZONE 'UTC';
-  hi timestamptz := (w.cur_to + 1)::timestamp AT TIME ZONE 'UTC';
   yes uuid[];
   no uuid[];
 BEGIN
@@ -737,6 +785,7 @@ BEGIN
     'universe', fig_universe(p_analysis, w),
     'segments', CASE WHEN p_segments THEN fig_branded_sums(p_analysis, w, yes, no) END,
     'segment_universe', CASE WHEN p_segments THEN fig_branded_universe(p_analysis, w, yes, no) END,
+    'day_segments', CASE WHEN p_segments AND w.cur_to - w.cur_from < p_segment_days THEN fig_branded_days(p_analysis, w, yes) END,
     'days', (SELECT json_agg(json_build_array(x.day, x.id, x.state, x.pending, x.has_rows, x.answers, x.extracted, x.mentioned,
                                               x.tracked_mentions, x.brand_mentions, x.position_sum, x.position_n, x.sentiment_sum,
                                               x.sentiment_n, x.citations, x.owned_citations, x.position_sq, x.sentiment_sq) ORDER BY x.day) FROM (
@@ -754,12 +803,8 @@ BEGIN
                coalesce(s.owned_citations, 0) AS owned_citations,
                coalesce(s.position_sq, 0) AS position_sq,
                coalesce(s.sentiment_sq, 0) AS sentiment_sq
-          FROM (SELECT DISTINCT ON (1) (r.started_at AT TIME ZONE 'UTC')::date AS day, r.id, r.state
-                  FROM runs r
-                 WHERE r.analysis_id = p_analysis AND r.collected_at IS NOT NULL AND r.started_at >= lo AND r.started_at < hi
-                 ORDER BY 1, r.started_at DESC, r.id DESC) d
+          FROM fig_series_runs(p_analysis, w) d
           LEFT JOIN fig_run_prompts s ON s.run_id = d.id
           LEFT JOIN LATERAL (
-            SELECT sum(e.collected)::integer AS pending FROM run_engines e WHERE e.run_id = d.id AND d.state <> 'finished') u ON true
-         WHERE w.cur_kind IS NOT NULL) x));
+            SELECT sum(e.collected)::integer AS pending FROM run_engines e WHERE e.run_id = d.id AND d.state <> 'finished') u ON true) x));
 END $$;
