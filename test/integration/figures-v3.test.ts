@@ -290,6 +290,18 @@ type Kind = 'branded' | 'non_branded';
 /** A period of a window as the reply states it: its run for a run window, else its days. */
 type PeriodOf = { run: string } | { from: string; to: string };
 
+/** The two periods of a figure reply as its context states them: the window's, and its comparison's (null: none). */
+function periodsOf(body: { context: z.infer<typeof getMetrics.output>['context'] }): [PeriodOf, PeriodOf | null] {
+  const { window, run, comparison } = body.context;
+  const cur: PeriodOf = run ? { run: run.id } : { from: window.first_day as string, to: window.last_day as string };
+  const prev: PeriodOf | null = comparison
+    ? comparison.run
+      ? { run: comparison.run.id }
+      : { from: comparison.first_day, to: comparison.last_day }
+    : null;
+  return [cur, prev];
+}
+
 /**
  * Each kind of prompt's slice of one period, from the raw answers, mentions and prompts: the finished runs
  * of the period, their extracted answers, each brand named as the competitors read names it (the tracked
@@ -377,13 +389,7 @@ describe('the direct share of voice per kind of prompt (get_metrics, get_metrics
       [analysisId],
     );
     const { tracked, direct } = names.rows[0] ?? { tracked: '', direct: [] };
-    const { window, run, comparison } = body.context;
-    const curPeriod: PeriodOf = run ? { run: run.id } : { from: window.first_day as string, to: window.last_day as string };
-    const prevPeriod: PeriodOf | null = comparison
-      ? comparison.run
-        ? { run: comparison.run.id }
-        : { from: comparison.first_day, to: comparison.last_day }
-      : null;
+    const [curPeriod, prevPeriod] = periodsOf(body);
     const cur = await rawSlices(analysisId, curPeriod);
     const prev = prevPeriod ? await rawSlices(analysisId, prevPeriod) : null;
     const mentionsOf = (slice: Slice, names: string[]) => names.reduce((n, b) => n + (slice.brands.get(b)?.mentions ?? 0), 0);
@@ -432,18 +438,6 @@ describe('the direct share of voice per kind of prompt (get_metrics, get_metrics
 });
 
 describe('competitors per kind of prompt (list_competitors, segments=branded)', () => {
-  type Reply = z.infer<typeof listCompetitors.output>;
-  const periodsOf = (body: Reply): [PeriodOf, PeriodOf | null] => {
-    const { window, run, comparison } = body.context;
-    const cur: PeriodOf = run ? { run: run.id } : { from: window.first_day as string, to: window.last_day as string };
-    const prev: PeriodOf | null = comparison
-      ? comparison.run
-        ? { run: comparison.run.id }
-        : { from: comparison.first_day, to: comparison.last_day }
-      : null;
-    return [cur, prev];
-  };
-
   /** Every listed brand and the tracked one, recomputed from the raw rows, and the two kinds adding up to the pooled figures. */
   async function expectSegmentsFromRaw(at: string, analysisId: string, query: string, key: string) {
     const body = await get(`${at}/competitors?${query}&segments=branded`, listCompetitors.output, key);
