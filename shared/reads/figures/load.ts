@@ -479,6 +479,9 @@ export function segmentSums(json: SegmentsJson): SegmentSums {
   return out;
 }
 
+/** One value per kind of prompt, each made by `of`. */
+export const bySegment = <T>(of: (k: Segment) => T): Record<Segment, T> => ({ branded: of('branded'), non_branded: of('non_branded') });
+
 /** The headline figures of each kind of prompt, over the engines `pick` keeps (all by default). */
 export function segmentHeadlines(
   seg: SegmentSums,
@@ -491,8 +494,7 @@ export function segmentHeadlines(
     for (const [engine, v] of map) if (pick(engine)) accumulate(s, v);
     return s;
   };
-  const of = (k: Segment) => headline(sum(seg[k][0]), hasPrevious ? sum(seg[k][1]) : null, info);
-  return { branded: of('branded'), non_branded: of('non_branded') };
+  return bySegment((k) => headline(sum(seg[k][0]), hasPrevious ? sum(seg[k][1]) : null, info));
 }
 
 /** What fig_branded_universe returns: per period and kind of prompt, the brands of the direct share of voice; null when the caller did not ask for segments. */
@@ -509,13 +511,12 @@ export function segmentWindowHeadlines(
   hasPrevious: boolean,
   info: AnalysisInfo,
 ): { branded: WindowHeadline; non_branded: WindowHeadline } {
-  const of = (k: Segment) => {
+  return bySegment((k) => {
     const cur = total(seg[k][0]);
     const prev = hasPrevious ? total(seg[k][1]) : null;
     const periods = (universe ?? []).filter((r) => r.branded === (k === 'branded'));
     return windowHeadline(headline(cur, prev, info), cur, prev, { configured, periods });
-  };
-  return { branded: of('branded'), non_branded: of('non_branded') };
+  });
 }
 
 /** Sum of the engines of one period. */

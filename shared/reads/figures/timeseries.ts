@@ -10,6 +10,7 @@ import { checkWindow, daysFrom, MAX_WINDOW_DAYS, spanDays, windowParams } from '
 import { segmentsParam } from './inputs.js';
 import {
   accumulate,
+  bySegment,
   type CommonJson,
   callFigures,
   corrected,
@@ -186,8 +187,11 @@ function dayFiguresOf(sums: Sums, ownedDomains: boolean, change: Change | null):
 /** A day's sums per kind of prompt. */
 type KindSums = Record<Segment, Sums>;
 
+/** Each kind's sums of a day whose run has no rows of it: zero. */
+const noKinds = (): KindSums => bySegment(() => zeroSums());
+
 /** The order of a row of fig_branded_days (shared/admin/sql/functions/figures.sql): run, branded, then MEASURES. */
-export const DAY_SEGMENT_COLUMNS = ['id', 'branded', ...MEASURES] as const;
+const DAY_SEGMENT_COLUMNS = ['id', 'branded', ...MEASURES] as const;
 
 /** Each kind of prompt's figures of a day, with each kind's change since the previous measured day (`before`). */
 function daySegmentsOf(
@@ -195,18 +199,17 @@ function daySegmentsOf(
   owned: boolean,
   before: { day: string; kinds: KindSums | null } | null,
 ): Record<Segment, DayFigures> {
-  const of = (k: Segment) => {
+  return bySegment((k) => {
     const since = before?.kinds ? { day: before.day, sums: before.kinds[k] } : null;
     return dayFiguresOf(kinds[k], owned, since ? changeOf(kinds[k], since) : null);
-  };
-  return { branded: of('branded'), non_branded: of('non_branded') };
+  });
 }
 
 /** What fig_branded_days returns, by run: each kind of prompt's sums (zero for a kind without rows). */
 function daySegmentSums(rows: unknown[][] | null): Map<string, KindSums> {
   const out = new Map<string, KindSums>();
   for (const r of fromArrays<Sums & { id: string; branded: boolean }>(DAY_SEGMENT_COLUMNS, rows)) {
-    const kinds = out.get(r.id) ?? { branded: zeroSums(), non_branded: zeroSums() };
+    const kinds = out.get(r.id) ?? noKinds();
     accumulate(kinds[r.branded ? 'branded' : 'non_branded'], r);
     out.set(r.id, kinds);
   }
@@ -290,7 +293,7 @@ export const getMetricsTimeseries = defineRead({
       if (!r.has_rows) sums.answers += r.pending ?? 0;
       const state = r.has_rows ? 'measured' : r.state === 'failed' ? 'extraction_failed' : 'extraction_late';
       const measured = state === 'measured';
-      const kinds = kindsByRun ? (kindsByRun.get(r.id) ?? { branded: zeroSums(), non_branded: zeroSums() }) : null;
+      const kinds = kindsByRun ? (kindsByRun.get(r.id) ?? noKinds()) : null;
       const before = measured ? since : null;
       points.push({
         day: d,

@@ -754,18 +754,19 @@ BEGIN
   RETURN (SELECT json_agg(json_build_array(x.id, x.branded, x.answers, x.extracted, x.mentioned, x.tracked_mentions,
                                            x.brand_mentions, x.position_sum, x.position_n, x.sentiment_sum, x.sentiment_n,
                                            x.citations, x.owned_citations, x.position_sq, x.sentiment_sq)) FROM (
+      WITH d AS MATERIALIZED (SELECT r.id, r.state FROM fig_series_runs(p_analysis, w) r)
       SELECT q.run_id AS id, q.prompt_id = ANY (yes) AS branded, sum(q.answers) AS answers, sum(q.extracted) AS extracted,
              sum(q.mentioned) AS mentioned, sum(q.tracked_mentions) AS tracked_mentions,
              sum(q.brand_mentions) AS brand_mentions, sum(q.position_sum) AS position_sum,
              sum(q.position_n) AS position_n, sum(q.sentiment_sum) AS sentiment_sum,
              sum(q.sentiment_n) AS sentiment_n, sum(q.citations) AS citations,
              sum(q.owned_citations) AS owned_citations, sum(q.position_sq) AS position_sq, sum(q.sentiment_sq) AS sentiment_sq
-        FROM fig_series_runs(p_analysis, w) d
+        FROM d
         JOIN fig_run_prompt q ON q.run_id = d.id
        GROUP BY 1, 2
       UNION ALL
       SELECT a.run_id, a.prompt_id = ANY (yes), count(*), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
-        FROM fig_series_runs(p_analysis, w) d
+        FROM d
         JOIN answers a ON a.run_id = d.id
        WHERE d.state <> 'finished' AND NOT EXISTS (SELECT 1 FROM fig_run_prompt q WHERE q.run_id = d.id)
        GROUP BY 1, 2) x);
