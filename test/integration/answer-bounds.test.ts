@@ -63,6 +63,11 @@ async function writeAnswers(db: Queryable): Promise<void> {
       [id, r.analysis, r.run, prompt, engine, r.at, text, recipe],
     );
   await db.query(`INSERT INTO engines (key, name) VALUES ($1, 'Longest key')`, [MAX_ENGINE]);
+  // An answer comes from one of its run's engines (migration 025).
+  await db.query(
+    `INSERT INTO run_engines (run_id, engine, state, expected, collected, extracted, failed) VALUES ($1, $2, 'done', 2, 2, 2, 0)`,
+    [r.run, MAX_ENGINE],
+  );
   await db.query(`INSERT INTO prompts (id, analysis_id, group_id, text, language, created_at) VALUES ($1, $2, NULL, $3, 'en', $4)`, [
     MAX_PROMPT,
     r.analysis,

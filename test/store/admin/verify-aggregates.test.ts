@@ -194,6 +194,51 @@ describe('verify-aggregates', () => {
     }
   });
 
+  test('a finished run moved to another state by a writer that disabled triggers: reported, and repaired by removing its rows', async () => {
+    const R = DRIFT.run(8);
+    const label = 'runs (not finished, holding aggregate rows)';
+    const rowsOfRun = `SELECT ${[
+      'fig_run_engine',
+      'fig_run_group',
+      'fig_run_prompt',
+      'fig_run_brand',
+      'fig_run_prompt_brand',
+      'fig_run_domain',
+      'fig_run_prompts',
+    ]
+      .map((t) => `(SELECT count(*)::int FROM ${t} WHERE run_id = '${R}')`)
+      .join(' + ')} AS n`;
+    expect(((await q(rowsOfRun)).rows[0] as { n: number }).n).toBeGreaterThan(0);
+    await q(`BEGIN; SET LOCAL session_replication_role = replica; UPDATE runs SET state = 'failed' WHERE id = '${R}'; COMMIT;`);
+    try {
+      const found = await admin('verify-aggregates');
+      expect((found.result as VerifyOutcome).drift).toEqual([{ table: label, rows: 1, sample: [{ run_id: R, state: 'failed' }] }]);
+      expect(found.text).toContain(`${label}: 1 row, e.g. {"run_id":"${R}","state":"failed"}`);
+      // Reporting changed nothing: the run's rows are still counted in its month.
+      expect(((await q(rowsOfRun)).rows[0] as { n: number }).n).toBeGreaterThan(0);
+
+      const repaired = (await admin('verify-aggregates', '--repair')).result as VerifyOutcome;
+      // Its months settled in the same step: no month row is off when the tables are compared after it.
+      expect(repaired.drift.map((d) => [d.table, d.rows])).toEqual([[label, 1]]);
+      expect((await admin('verify-aggregates')).text).toMatch(/^No drift/);
+      expect((await q(rowsOfRun)).rows).toEqual([{ n: 0 }]);
+      // The months hold every other run's answers, as the raw rows give them.
+      const { served, raw } = await servedAndRaw(store.db, R);
+      expect(served).toEqual(raw);
+      expect(served).not.toEqual((await servedAndRaw(store.db)).raw);
+      // The repair refuses a finished run, naming it, and writes nothing.
+      await expect(q(`SELECT fig_drop_run_rows(ARRAY['${DRIFT.run(9)}'::uuid])`)).rejects.toThrow(
+        `fig_drop_run_rows: run ${DRIFT.run(9)} is finished`,
+      );
+    } finally {
+      await q(`BEGIN; SET LOCAL session_replication_role = replica; UPDATE runs SET state = 'finished' WHERE id = '${R}'; COMMIT;`);
+      await q(`SELECT finish_run_extraction('${R}')`);
+    }
+    expect((await admin('verify-aggregates')).text).toMatch(/^No drift/);
+    const { served, raw } = await servedAndRaw(store.db);
+    expect(served).toEqual(raw);
+  });
+
   test('the command line: --repair is its only option', () => {
     expect(parseAdminArgs(['verify-aggregates', '--repair']).values).toEqual({ repair: true });
     expect(() => parseAdminArgs(['verify-aggregates', '--fix'])).toThrow(/Unknown option/);

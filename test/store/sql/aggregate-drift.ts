@@ -61,9 +61,9 @@ export async function writeDriftData(db: Queryable): Promise<void> {
 
 /**
  * Each month's extracted answers per engine, as the month rows serve them and as the raw answers give
- * them (every run here is finished).
+ * them (every run here is finished; `exceptRun`: the raw answers of every run but that one).
  */
-export async function servedAndRaw(db: Queryable): Promise<{ served: unknown[]; raw: unknown[] }> {
+export async function servedAndRaw(db: Queryable, exceptRun?: string): Promise<{ served: unknown[]; raw: unknown[] }> {
   const served = (
     await db.query(
       `SELECT month::text, engine, extracted::int, mentioned::int FROM fig_month_engine
@@ -76,7 +76,8 @@ export async function servedAndRaw(db: Queryable): Promise<{ served: unknown[]; 
               count(*) FILTER (WHERE x.extraction_state = 'extracted')::int AS extracted,
               count(*) FILTER (WHERE x.extraction_state = 'extracted'
                                  AND EXISTS (SELECT 1 FROM mentions m WHERE m.answer_id = x.id AND m.is_tracked))::int AS mentioned
-         FROM answers x JOIN runs r ON r.id = x.run_id WHERE x.analysis_id = '${DRIFT.analysis}' GROUP BY 1, 2 ORDER BY 1, 2`,
+         FROM answers x JOIN runs r ON r.id = x.run_id
+        WHERE x.analysis_id = '${DRIFT.analysis}' ${exceptRun ? `AND x.run_id <> '${exceptRun}'` : ''} GROUP BY 1, 2 ORDER BY 1, 2`,
     )
   ).rows;
   return { served, raw };

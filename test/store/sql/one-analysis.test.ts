@@ -30,15 +30,20 @@ async function refusalOf(sql: string): Promise<{ code?: string; constraint?: str
 
 describe('one analysis per answer', () => {
   test("an answer's run or prompt of another analysis, and a mention of another analysis's competitor: refused, 23514", async () => {
-    const mention = await one<{ answer_id: string; position: number; analysis_id: string }>(
-      `SELECT m.answer_id, m.position, a.analysis_id FROM mentions m JOIN answers a ON a.id = m.answer_id ORDER BY 1, 2 LIMIT 1`,
+    const mention = await one<{ answer_id: string; position: number; analysis_id: string; engine: string }>(
+      `SELECT m.answer_id, m.position, a.analysis_id, a.engine FROM mentions m JOIN answers a ON a.id = m.answer_id ORDER BY 1, 2 LIMIT 1`,
     );
+    // A run of another analysis that collects from the answer's engine: one that does not is refused for
+    // its engine first (migration 025).
     const other = await one<{ analysis: string; run: string; prompt: string; competitor: string }>(
-      `SELECT x.id AS analysis, (SELECT id FROM runs WHERE analysis_id = x.id LIMIT 1) AS run,
+      `SELECT x.id AS analysis,
+              (SELECT r.id FROM runs r JOIN run_engines e ON e.run_id = r.id AND e.engine = '${mention.engine}'
+                WHERE r.analysis_id = x.id LIMIT 1) AS run,
               (SELECT id FROM prompts WHERE analysis_id = x.id LIMIT 1) AS prompt,
               (SELECT id FROM competitors WHERE analysis_id = x.id LIMIT 1) AS competitor
          FROM analyses x
-        WHERE x.id <> '${mention.analysis_id}' AND EXISTS (SELECT 1 FROM runs WHERE analysis_id = x.id)
+        WHERE x.id <> '${mention.analysis_id}'
+          AND EXISTS (SELECT 1 FROM runs r JOIN run_engines e ON e.run_id = r.id AND e.engine = '${mention.engine}' WHERE r.analysis_id = x.id)
           AND EXISTS (SELECT 1 FROM competitors WHERE analysis_id = x.id)
         ORDER BY x.id LIMIT 1`,
     );

@@ -90,14 +90,18 @@ describe('a finish converges on the raw rows (embedded)', () => {
   });
 
   test('a run that is not finished is refused (its volumes are read from the run itself), and nothing is written', async () => {
-    const run = DRIFT.run(7);
-    const rows = `SELECT count(*)::int AS n FROM fig_run_engine WHERE run_id = '${run}'`;
+    // A run of the same analysis, collected and then extracting or failed (a finished run cannot leave
+    // that state: migration 025).
+    const run = 'f1000000-0000-4000-8000-888888888888';
+    const rows = 'SELECT count(*)::int AS n FROM fig_run_engine';
     const before = (await store.db.query(rows)).rows;
     for (const state of ['extracting', 'failed']) {
       await store.db.query('BEGIN');
       try {
-        await store.db.query(`UPDATE runs SET state = '${state}', finished_at = NULL WHERE id = '${run}'`);
-        await store.db.query(`DELETE FROM fig_run_engine WHERE run_id = '${run}'`);
+        await store.db.query(
+          `INSERT INTO runs (id, analysis_id, state, started_at, collected_at)
+           SELECT '${run}', analysis_id, '${state}', started_at, collected_at FROM runs WHERE id = '${DRIFT.run(7)}'`,
+        );
         const refused = await store.db.query(`SELECT finish_run_extraction('${run}')`).catch((e: { code?: string; message: string }) => e);
         expect(refused).toMatchObject({ code: '23514', message: `finish_runs_extraction: run ${run} is ${state}, not finished` });
       } finally {
