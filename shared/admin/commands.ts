@@ -76,9 +76,11 @@ function need(v: Values, flag: string): string {
   return value.trim();
 }
 
+/** A name as the store keeps it: in Unicode NFC, which brand names must be in (migration 026). */
 function text(value: string, what: string, max = 100): string {
-  if (value.length > max) throw new AdminError('invalid_input', `${what} has at most ${max} characters`);
-  return value;
+  const name = value.normalize('NFC');
+  if (name.length > max) throw new AdminError('invalid_input', `${what} has at most ${max} characters`);
+  return name;
 }
 
 function bool(value: string, flag: string): boolean {
@@ -267,7 +269,7 @@ const COMMANDS: Command[] = [
           throw new AdminError('invalid_input', 'an owner sees every brand; --brands is for administrators and members');
         const names = v.brands
           .split(',')
-          .map((b) => b.trim())
+          .map((b) => b.trim().normalize('NFC'))
           .filter(Boolean);
         if (names.length === 0) throw new AdminError('invalid_input', '--brands names at least one brand');
         const { rows } = await db.query<{ id: string; name: string }>(

@@ -40,6 +40,14 @@ const text = (bound: number) =>
     { weight: 1, arbitrary: fc.constant(longest(bound, UNICODE_SEED)) },
   );
 const name = text(300);
+/**
+ * A brand name as the store takes it: any text in Unicode NFC (migration 026), within its bound in code
+ * points (NFC may lengthen a string: a composition exclusion decomposes).
+ */
+const brandText = (bound: number) =>
+  text(bound)
+    .map((s) => s.normalize('NFC'))
+    .filter((s) => [...s].length <= bound);
 
 const LONG_DOMAIN = `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(57)}.com`;
 export const DOMAINS = ['acme.com', 'g2.com', 'blog.acme.com', 'bücher.example', 'xn--bcher-kva.example', LONG_DOMAIN];
@@ -55,7 +63,7 @@ const SLUGS = fc.oneof(
 const mention = fc.record({
   kind: fc.constantFrom('tracked', 'direct', 'indirect'),
   competitor: fc.nat(),
-  brand: text(BOUND.brand),
+  brand: brandText(BOUND.brand),
   sentiment: fc.option(fc.integer({ min: -1000, max: 1000 }).map((n) => n / 1000)),
 });
 const citation = fc.record({ domain: fc.constantFrom(...DOMAINS), url: fc.constantFrom(...URLS) });
@@ -89,7 +97,7 @@ const analysis = fc.record({
   name,
   owned: fc.subarray(DOMAINS),
   engines: fc.integer({ min: 1, max: 2 }),
-  competitors: fc.uniqueArray(fc.record({ name: text(BOUND.brand), domain: fc.option(fc.constantFrom(...DOMAINS)) }), {
+  competitors: fc.uniqueArray(fc.record({ name: brandText(BOUND.brand), domain: fc.option(fc.constantFrom(...DOMAINS)) }), {
     maxLength: 2,
     selector: (c) => c.name,
   }),

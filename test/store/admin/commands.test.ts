@@ -73,8 +73,8 @@ describe('administration of a fresh stage: from an empty store to a working key'
     ).toBe('invalid_input');
     expect(await refusal(admin('brand', 'create', '--workspace', 'acme', '--name', 'Acme'))).toBe('brand_exists');
     expect(await refusal(admin('demo', 'load'))).toBe('store_not_empty');
-    const { rows } = await store.db.query<{ n: number }>('SELECT count(*)::int AS n FROM workspaces');
-    expect(rows[0]!.n).toBe(1);
+    const { rows: ws } = await store.db.query<{ n: number }>('SELECT count(*)::int AS n FROM workspaces');
+    expect(ws[0]!.n).toBe(1);
   });
 
   test('usage mistakes are caught while parsing, before any connection', () => {
@@ -170,4 +170,27 @@ describe('npm run admin over DATABASE_URL', () => {
       await server.stop();
     }
   }, 60_000);
+});
+
+// Last: it adds a brand and a member to the workspace the tests above list.
+describe('names as the store keeps them', () => {
+  test('a name typed decomposed (NFD) is kept precomposed (NFC), the form the store takes, and names the same brand', async () => {
+    const nfd = 'Socie\u0301te\u0301';
+    const nfc = 'Soci\u00e9t\u00e9';
+    const created = await admin('brand', 'create', '--workspace', 'acme', '--name', nfd);
+    expect((created.result as { name: string }).name).toBe(nfc);
+    expect((await store.db.query('SELECT name FROM brands WHERE name = $1', [nfc])).rows).toEqual([{ name: nfc }]);
+    expect(await refusal(admin('brand', 'create', '--workspace', 'acme', '--name', nfc))).toBe('brand_exists');
+    await admin('user', 'create', '--email', 'nfd@acme.com', '--name', 'Noe\u0308l');
+    expect((await store.db.query(`SELECT name FROM users WHERE email = 'nfd@acme.com'`)).rows).toEqual([{ name: 'No\u00ebl' }]);
+    await admin('member', 'add', '--workspace', 'acme', '--user', 'nfd@acme.com', '--role', 'member', '--brands', nfd);
+    const { rows: members } = await store.db.query(
+      `SELECT b.name FROM members m JOIN users u ON u.id = m.user_id JOIN brands b ON b.id = ANY (m.brand_ids) WHERE u.email = 'nfd@acme.com'`,
+    );
+    expect(members).toEqual([{ name: nfc }]);
+    // Written around the CLI, the decomposed form is refused by the store itself.
+    await expect(
+      store.db.query(`INSERT INTO brands (id, workspace_id, name) SELECT gen_random_uuid(), id, $1 FROM workspaces LIMIT 1`, [nfd]),
+    ).rejects.toMatchObject({ code: '23514', constraint: 'brands_name_nfc' });
+  });
 });
