@@ -5,14 +5,14 @@ import type { Queryable } from '../store/queryable.js';
  * Every table the store keeps from other rows, recomputed from those rows and compared: the tables the
  * triggers keep (per-day answer counts, analysis counts, prompt counts, the group rows a prompt's move
  * shifts, the runs' summary rows), every month row (the sum of its month's run rows, which
- * finish_run_extraction computes from the raw answers, mentions and citations), and the runs' brands per
- * prompt (from the raw answers and mentions). A writer that disables triggers (session_replication_role =
+ * finish_run_extraction computes from the raw answers, mentions and citations), and the runs' rows per
+ * prompt, brands per prompt and cited domains (from the raw answers, mentions and citations). A writer that disables triggers (session_replication_role =
  * replica: DMS, logical replication, pg_restore --disable-triggers) leaves the first kind stale; a month
  * row can only drift through a fault the store could not see. With
  * `repair`, each drifted row is set to its recomputation, table by table, each in a transaction that
  * holds off the writers of the table and of what it is computed from (readers go on); a run whose raw
- * rows changed since its finish is finished again instead (refinish). The other rows of a run are taken
- * as finish_run_extraction wrote them: they are not recomputed from the raw rows.
+ * rows changed since its finish is finished again instead (refinish), which rewrites every row of the
+ * run: its rows per engine and per brand are their sums, so they are not compared on their own.
  * docs/administration.md, "Verifying the aggregates".
  */
 
@@ -20,6 +20,8 @@ const NIL = `'00000000-0000-0000-0000-000000000000'::uuid`;
 const ENGINE_MEASURES = ['expected', 'collected', 'failed', ...MEASURES];
 const BRAND_MEASURES = ['mentions', 'answers', 'position_sum', 'position_n', 'position_sq'];
 const SUMMARY = ['recipes_digest', 'engine_rows', ...MEASURES];
+/** A run's measures per prompt as its raw rows give them, whatever the owned domains are now. */
+const RAW_PROMPT_MEASURES = MEASURES.filter((m) => m !== 'owned_citations');
 
 interface Check {
   table: string;
@@ -83,6 +85,57 @@ export const CHECKS: readonly Check[] = [
     expected: `SELECT analysis_id, count(*)::integer AS n FROM prompts GROUP BY 1`,
     from: ['prompts'],
     absent: 'zero',
+  },
+  {
+    // Each finished run's rows per prompt and engine, recomputed from its raw answers, mentions and
+    // citations as finish_run_extraction computes them (fig_write_run_rows, migration 020), for every run
+    // with a summary row (every run finished through the function): a run whose answers, tracked mentions
+    // or citations changed without a finish differs. The owned citations are not compared: they follow
+    // the analysis's owned domains at the run's finish, and changing those since is no drift.
+    table: 'fig_run_prompt',
+    keys: ['run_id', 'prompt_id', 'engine'],
+    values: RAW_PROMPT_MEASURES,
+    expected: `SELECT a.run_id, a.prompt_id, a.engine, count(*)::integer AS answers, count(*) FILTER (WHERE a.ok)::integer AS extracted,
+                      count(*) FILTER (WHERE a.ok AND a.tracked_n > 0)::integer AS mentioned, sum(a.tracked_n)::integer AS tracked_mentions,
+                      sum(a.brand_n)::integer AS brand_mentions, coalesce(sum(a.first_pos), 0)::bigint AS position_sum,
+                      count(a.first_pos)::integer AS position_n, sum(a.sent_sum) AS sentiment_sum, sum(a.sent_n)::integer AS sentiment_n,
+                      sum(a.cit_n)::integer AS citations, coalesce(sum(a.first_pos::bigint * a.first_pos), 0)::bigint AS position_sq,
+                      sum(a.sent_sq) AS sentiment_sq
+                 FROM (SELECT x.run_id, x.prompt_id, x.engine, x.extraction_state = 'extracted' AS ok,
+                              coalesce(m.tracked_n, 0) AS tracked_n, coalesce(m.brand_n, 0) AS brand_n, m.first_pos,
+                              coalesce(m.sent_sum, 0) AS sent_sum, coalesce(m.sent_n, 0) AS sent_n, coalesce(m.sent_sq, 0) AS sent_sq,
+                              coalesce(c.cit_n, 0) AS cit_n
+                         FROM fig_run_prompts f JOIN answers x ON x.run_id = f.run_id
+                         LEFT JOIN LATERAL (
+                           SELECT count(*) FILTER (WHERE m.is_tracked) AS tracked_n, count(*) AS brand_n,
+                                  min(m.position) FILTER (WHERE m.is_tracked) AS first_pos,
+                                  sum(m.sentiment) FILTER (WHERE m.is_tracked) AS sent_sum,
+                                  sum(m.sentiment * m.sentiment) FILTER (WHERE m.is_tracked) AS sent_sq,
+                                  count(m.sentiment) FILTER (WHERE m.is_tracked) AS sent_n
+                             FROM mentions m WHERE m.answer_id = x.id AND x.extraction_state = 'extracted'
+                         ) m ON true
+                         LEFT JOIN LATERAL (
+                           SELECT count(*) AS cit_n FROM citations c WHERE c.answer_id = x.id AND x.extraction_state = 'extracted'
+                         ) c ON true) a
+                GROUP BY 1, 2, 3`,
+    from: ['fig_run_prompts', 'answers', 'mentions', 'citations'],
+    absent: 'delete',
+    refinish: true,
+  },
+  {
+    // Each finished run's cited domains, recomputed from its raw citations as finish_run_extraction
+    // computes them: a citation added, removed or moved to another domain without a finish differs.
+    table: 'fig_run_domain',
+    keys: ['run_id', 'domain'],
+    values: ['citations', 'answers'],
+    expected: `SELECT f.run_id, c.domain, sum(c.n)::integer AS citations, count(*)::integer AS answers
+                 FROM fig_run_prompts f
+                 JOIN answers x ON x.run_id = f.run_id AND x.extraction_state = 'extracted'
+                 CROSS JOIN LATERAL (SELECT c.domain, count(*) AS n FROM citations c WHERE c.answer_id = x.id GROUP BY c.domain) c
+                GROUP BY 1, 2`,
+    from: ['fig_run_prompts', 'answers', 'citations'],
+    absent: 'delete',
+    refinish: true,
   },
   {
     // The group rows of a run are its prompts' rows summed by the group each prompt is in now

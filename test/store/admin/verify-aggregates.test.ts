@@ -81,7 +81,7 @@ describe('verify-aggregates', () => {
   test('a store written as the pipeline writes has no drift', async () => {
     const out = await admin('verify-aggregates');
     expect((out.result as VerifyOutcome).drift).toEqual([]);
-    expect(out.text).toMatch(/^No drift: 14 tables/);
+    expect(out.text).toMatch(/^No drift: 16 tables/);
   });
 
   test('rows written under session_replication_role = replica, and a month row off by one, are each reported, then repaired', async () => {
@@ -108,10 +108,12 @@ describe('verify-aggregates', () => {
       ['analysis_counts', 1],
       ['prompt_group_counts', 1],
       ['prompt_totals', 1],
+      // The answer loaded into a run already finished: its run's rows per prompt no longer match its raw rows.
+      ['fig_run_prompt', 1],
       ['fig_run_group', expect.any(Number)],
       ['fig_month_engine', 1],
     ]);
-    expect(found.text).toMatch(/^Drift found in \d+ rows of 6 tables:/);
+    expect(found.text).toMatch(/^Drift found in \d+ rows of 7 tables:/);
     expect(found.text).toContain('Repair with: verify-aggregates --repair');
     const month = (found.result as VerifyOutcome).drift.find((d) => d.table === 'fig_month_engine')?.sample[0] ?? {};
     expect({ engine: month.engine, off: Number(month.expected_extracted) - Number(month.stored_extracted) }).toEqual({
@@ -132,13 +134,15 @@ describe('verify-aggregates', () => {
     expect((await q(`SELECT n FROM analysis_counts WHERE brand_id = '${DRIFT.brand}'`)).rows).toEqual([{ n: 2 }]);
     const { served, raw } = await servedAndRaw(store.db);
     expect(served).toEqual(raw);
-    // The group's answers as its prompts now give them (the loaded answer came after its run finished: no
-    // aggregate holds it until the pipeline finishes that run again).
+    // The group's answers as its prompts now give them, the loaded answer included: the repair finished its
+    // run again.
     const groups = await q(
       `SELECT (SELECT sum(answers)::int FROM fig_month_group WHERE analysis_id = '${DRIFT.analysis}' AND group_key = '${DRIFT.group}') AS kept,
               (SELECT count(*)::int FROM answers x JOIN prompts p ON p.id = x.prompt_id JOIN fig_run_prompts f ON f.run_id = x.run_id
-                WHERE p.group_id = '${DRIFT.group}' AND x.prompt_id <> '${NEW_PROMPT}') AS raw`,
+                WHERE p.group_id = '${DRIFT.group}') AS raw,
+              (SELECT count(*)::int FROM fig_run_prompt WHERE prompt_id = '${NEW_PROMPT}') AS loaded`,
     );
+    expect((groups.rows[0] as { loaded: number }).loaded).toBe(1);
     const g = groups.rows[0] as { kept: number; raw: number };
     expect(g.kept).toBe(g.raw);
   });
@@ -170,7 +174,9 @@ describe('verify-aggregates', () => {
       const found = (await admin('verify-aggregates')).result as VerifyOutcome;
       expect(found.drift.find((d) => d.table === 'fig_run_prompt_brand')?.sample.some((r) => r.run_id === R)).toBe(true);
       const repaired = (await admin('verify-aggregates', '--repair')).result as VerifyOutcome;
-      expect(repaired.drift.map((d) => d.table)).toContain('fig_run_prompt_brand');
+      // The first check to see the change (the tracked mentions per prompt) finishes the run again, which
+      // rewrites its brands per prompt before their own check.
+      expect(repaired.drift.map((d) => d.table)).toEqual(['fig_run_prompt']);
       expect((await admin('verify-aggregates')).text).toMatch(/^No drift/);
       // The run's brand rows follow its raw rows as its rows per prompt do: the brand it now names counts.
       expect((await q(zeta)).rows).toEqual([{ mentions: 1 }]);
@@ -180,6 +186,51 @@ describe('verify-aggregates', () => {
       await admin('verify-aggregates', '--repair');
     }
     expect((await q(zeta)).rows).toEqual([]);
+    expect((await admin('verify-aggregates')).text).toMatch(/^No drift/);
+  });
+
+  test("a finished run's citations and an answer's extraction changed: reported per prompt and per domain, and repaired by finishing the run again", async () => {
+    const R = DRIFT.run(6);
+    const cited = (
+      await q(`SELECT c.answer_id, c.ordinal, c.domain FROM citations c JOIN answers x ON x.id = c.answer_id
+                              WHERE x.run_id = '${R}' AND x.extraction_state = 'extracted' ORDER BY 1, 2 LIMIT 1`)
+    ).rows[0] as { answer_id: string; ordinal: number; domain: string } | undefined;
+    expect(cited).toBeDefined();
+    const failed = (
+      await q(`SELECT id FROM answers WHERE run_id = '${R}' AND extraction_state = 'extracted' AND id <> '${cited?.answer_id}'
+                              ORDER BY id LIMIT 1`)
+    ).rows[0] as { id: string } | undefined;
+    expect(failed).toBeDefined();
+    const sourcesOfRun = `SELECT domain, citations::int, answers::int FROM fig_run_domain WHERE run_id = '${R}' ORDER BY 1`;
+    const rawSources = `SELECT c.domain, count(*)::int AS citations, count(DISTINCT c.answer_id)::int AS answers
+                          FROM citations c JOIN answers x ON x.id = c.answer_id
+                         WHERE x.run_id = '${R}' AND x.extraction_state = 'extracted' GROUP BY 1 ORDER BY 1`;
+    const extractedOfRun = `SELECT sum(extracted)::int AS n FROM fig_run_prompt WHERE run_id = '${R}'`;
+    const rawExtracted = `SELECT count(*)::int AS n FROM answers WHERE run_id = '${R}' AND extraction_state = 'extracted'`;
+    expect((await q(sourcesOfRun)).rows).toEqual((await q(rawSources)).rows);
+
+    await q(`UPDATE citations SET domain = 'moved.example' WHERE answer_id = '${cited?.answer_id}' AND ordinal = ${cited?.ordinal}`);
+    await q(`UPDATE answers SET extraction_state = 'failed' WHERE id = '${failed?.id}'`);
+    try {
+      const found = (await admin('verify-aggregates')).result as VerifyOutcome;
+      const tables = found.drift.map((d) => d.table);
+      expect(tables).toEqual(expect.arrayContaining(['fig_run_prompt', 'fig_run_domain']));
+      const domain = found.drift.find((d) => d.table === 'fig_run_domain')?.sample ?? [];
+      expect(domain).toContainEqual(expect.objectContaining({ run_id: R, domain: 'moved.example', stored_citations: null }));
+      expect(((await q(extractedOfRun)).rows[0] as { n: number }).n - ((await q(rawExtracted)).rows[0] as { n: number }).n).toBe(1);
+
+      const repaired = (await admin('verify-aggregates', '--repair')).result as VerifyOutcome;
+      expect(repaired.drift.map((d) => d.table)).toEqual(expect.arrayContaining(['fig_run_prompt']));
+      expect((await admin('verify-aggregates')).text).toMatch(/^No drift/);
+      expect((await q(sourcesOfRun)).rows).toEqual((await q(rawSources)).rows);
+      expect((await q(extractedOfRun)).rows).toEqual((await q(rawExtracted)).rows);
+      const { served, raw } = await servedAndRaw(store.db);
+      expect(served).toEqual(raw);
+    } finally {
+      await q(`UPDATE citations SET domain = '${cited?.domain}' WHERE answer_id = '${cited?.answer_id}' AND ordinal = ${cited?.ordinal}`);
+      await q(`UPDATE answers SET extraction_state = 'extracted' WHERE id = '${failed?.id}'`);
+      await q(`SELECT finish_run_extraction('${R}')`);
+    }
     expect((await admin('verify-aggregates')).text).toMatch(/^No drift/);
   });
 
@@ -289,7 +340,7 @@ describe('verify-aggregates on the PostgreSQL server', () => {
       await two.end();
     }
     const out = await runAdminCommand(owner, parseAdminArgs(['verify-aggregates']));
-    expect(out.text).toMatch(/^No drift: 14 tables/);
+    expect(out.text).toMatch(/^No drift: 16 tables/);
   }, 60_000);
 
   test('the brands per prompt: drift reported, then repaired', async () => {
