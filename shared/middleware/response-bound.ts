@@ -1,0 +1,46 @@
+import type { MiddlewareObj } from '@middy/core';
+import { InternalError } from '../errors.js';
+import type { CallContext } from './call-state.js';
+import type { Event, Result } from './response.js';
+
+/** The largest response a Lambda function may return to a synchronous invocation (API Gateway's). */
+export const LAMBDA_RESPONSE_BYTES = 6 * 1024 * 1024;
+
+/** Room for what the envelope adds after this step: the headers every response carries. */
+const HEADROOM_BYTES = 16 * 1024;
+
+/**
+ * JSON writes one UTF-16 unit of a string in at most 6 bytes (`\u001f`), so a body of fewer units than
+ * this cannot make the response too large, and is not measured.
+ */
+const UNMEASURED_UNITS = Math.floor((LAMBDA_RESPONSE_BYTES - HEADROOM_BYTES) / 6) - 4096;
+
+/** The cause a too-large reply is logged with: its size and the bound. */
+export class ResponseTooLarge extends Error {
+  constructor(
+    readonly bytes: number,
+    readonly limit: number,
+  ) {
+    super(`the response would weigh ${bytes} bytes as the function returns it, over the ${limit} a Lambda function may return`);
+    this.name = 'ResponseTooLarge';
+  }
+}
+
+/**
+ * A reply the function could not return: past 6 MB, Lambda fails the invocation and API Gateway answers
+ * its own bare 500, without the error envelope, the request id or the log line saying why. The data
+ * contract bounds what one answer, one prompt and one catalogue weigh; what it does not bound (the
+ * engines an analysis collects from) could still make a legal page too large. Such a reply becomes
+ * internal_error here, with its size logged, so the caller gets the envelope and the request id to report.
+ */
+export function responseBoundMiddleware(): MiddlewareObj<Event, Result, Error, CallContext> {
+  return {
+    name: 'response-bound',
+    after: (request) => {
+      const response = request.response;
+      if (!response || (response.body ?? '').length < UNMEASURED_UNITS) return;
+      const bytes = Buffer.byteLength(JSON.stringify(response));
+      if (bytes > LAMBDA_RESPONSE_BYTES - HEADROOM_BYTES) throw new InternalError(new ResponseTooLarge(bytes, LAMBDA_RESPONSE_BYTES));
+    },
+  };
+}
