@@ -242,7 +242,7 @@ export const CHECKS: readonly Check[] = [
 ];
 
 /** The tables holding a run's own aggregate rows, which finish_run_extraction writes. */
-const RUN_TABLES = [
+export const RUN_TABLES = [
   'fig_run_engine',
   'fig_run_group',
   'fig_run_prompt',

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import pg from 'pg';
 import { parseAdminArgs, runAdminCommand } from '#shared/admin/commands.js';
 import { migrate } from '#shared/admin/migrate.js';
-import type { VerifyOutcome } from '#shared/admin/verify-aggregates.js';
+import { RUN_TABLES, type VerifyOutcome } from '#shared/admin/verify-aggregates.js';
 import type { Queryable } from '#shared/store/queryable.js';
 import { freshStore, type Store } from '../../../local/pglite.js';
 import { scratchDatabase, serverAnswers, TEST_SERVER_URL, untilWaitingOnLock } from '../../support/server-db.js';
@@ -248,17 +248,7 @@ describe('verify-aggregates', () => {
   test('a finished run moved to another state by a writer that disabled triggers: reported, and repaired by removing its rows', async () => {
     const R = DRIFT.run(8);
     const label = 'runs (not finished, holding aggregate rows)';
-    const rowsOfRun = `SELECT ${[
-      'fig_run_engine',
-      'fig_run_group',
-      'fig_run_prompt',
-      'fig_run_brand',
-      'fig_run_prompt_brand',
-      'fig_run_domain',
-      'fig_run_prompts',
-    ]
-      .map((t) => `(SELECT count(*)::int FROM ${t} WHERE run_id = '${R}')`)
-      .join(' + ')} AS n`;
+    const rowsOfRun = `SELECT ${RUN_TABLES.map((t) => `(SELECT count(*)::int FROM ${t} WHERE run_id = '${R}')`).join(' + ')} AS n`;
     expect(((await q(rowsOfRun)).rows[0] as { n: number }).n).toBeGreaterThan(0);
     await q(`BEGIN; SET LOCAL session_replication_role = replica; UPDATE runs SET state = 'failed' WHERE id = '${R}'; COMMIT;`);
     try {

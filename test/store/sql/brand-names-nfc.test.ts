@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { Store } from '../../../local/pglite.js';
 import { seededStore } from '../../support/own-store.js';
+import { refusalOf } from './refusals.js';
 
 /**
  * Brand names in one Unicode form (shared/admin/sql/migrations/026): a mention's brand_name, a
@@ -15,20 +16,6 @@ afterAll(() => store.pg.close());
 
 const NFD = 'Socie\u0301te\u0301 Ge\u0301ne\u0301rale';
 const NFC = NFD.normalize('NFC');
-
-/** The error of a statement (SQLSTATE and constraint), or null when it passed; never kept. */
-async function outcome(sql: string, name: string): Promise<{ code?: string; constraint?: string } | null> {
-  await store.db.query('BEGIN');
-  try {
-    await store.db.query(sql, [name]);
-    return null;
-  } catch (err) {
-    const e = err as { code?: string; constraint?: string };
-    return { code: e.code, constraint: e.constraint };
-  } finally {
-    await store.db.query('ROLLBACK');
-  }
-}
 
 describe('brand names in NFC', () => {
   const writes: Array<[string, string]> = [
@@ -46,7 +33,7 @@ describe('brand names in NFC', () => {
 
   test.each(writes)('%s: the decomposed name refused (23514), the precomposed one passes', async (constraint, sql) => {
     expect(NFD).not.toBe(NFC);
-    expect(await outcome(sql, NFD)).toEqual({ code: '23514', constraint });
-    expect(await outcome(sql, NFC)).toBeNull();
+    expect(await refusalOf(store.db, [sql, [NFD]])).toMatchObject({ code: '23514', constraint });
+    expect(await refusalOf(store.db, [sql, [NFC]])).toBeNull();
   });
 });

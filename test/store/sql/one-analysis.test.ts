@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { Store } from '../../../local/pglite.js';
 import { seededStore } from '../../support/own-store.js';
+import { refusalOf } from './refusals.js';
 
 /**
  * An answer and what it refers to belong to one analysis (shared/admin/sql/migrations/023): the store
@@ -14,19 +15,6 @@ beforeAll(async () => {
 afterAll(() => store.pg.close());
 
 const one = async <T>(sql: string): Promise<T> => (await store.db.query(sql)).rows[0] as T;
-
-/** A statement's error (its SQLSTATE, constraint and message), or null when it was accepted; never kept. */
-async function refusalOf(sql: string): Promise<{ code?: string; constraint?: string; message: string } | null> {
-  await store.db.query('BEGIN');
-  try {
-    await store.db.query(sql);
-    return null;
-  } catch (err) {
-    return err as { code?: string; constraint?: string; message: string };
-  } finally {
-    await store.db.query('ROLLBACK');
-  }
-}
 
 describe('one analysis per answer', () => {
   test("an answer's run or prompt of another analysis, and a mention of another analysis's competitor: refused, 23514", async () => {
@@ -69,7 +57,7 @@ describe('one analysis per answer', () => {
       ],
     ];
     for (const [sql, constraint, part] of cases) {
-      const refused = await refusalOf(sql);
+      const refused = await refusalOf(store.db, sql);
       expect({ sql, code: refused?.code, constraint: refused?.constraint }).toEqual({ sql, code: '23514', constraint });
       expect(refused?.message).toContain(`its ${part} belongs to another analysis`);
     }
@@ -83,10 +71,14 @@ describe('one analysis per answer', () => {
         WHERE EXISTS (SELECT 1 FROM competitors WHERE analysis_id = a.analysis_id) ORDER BY 1, 2 LIMIT 1`,
     );
     expect(
-      await refusalOf(`UPDATE answers SET run_id = '${mention.run}', prompt_id = '${mention.prompt}' WHERE id = '${mention.answer_id}'`),
+      await refusalOf(
+        store.db,
+        `UPDATE answers SET run_id = '${mention.run}', prompt_id = '${mention.prompt}' WHERE id = '${mention.answer_id}'`,
+      ),
     ).toBeNull();
     expect(
       await refusalOf(
+        store.db,
         `UPDATE mentions SET competitor_id = '${mention.competitor}' WHERE answer_id = '${mention.answer_id}' AND position = ${mention.position}`,
       ),
     ).toBeNull();

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { Store } from '../../../local/pglite.js';
 import { seededStore } from '../../support/own-store.js';
+import { refusalOf } from './refusals.js';
 
 /**
  * An answer comes from one of its run's engines, and a finished run stays finished
@@ -15,25 +16,6 @@ beforeAll(async () => {
 afterAll(() => store.pg.close());
 
 const one = async <T>(sql: string): Promise<T> => (await store.db.query(sql)).rows[0] as T;
-
-interface Refusal {
-  code?: string;
-  constraint?: string;
-  message: string;
-}
-
-/** The error of a transaction's statements (SQLSTATE, constraint and message), or null when all passed; never kept. */
-async function refusalOf(...statements: string[]): Promise<Refusal | null> {
-  await store.db.query('BEGIN');
-  try {
-    for (const sql of statements) await store.db.query(sql);
-    return null;
-  } catch (err) {
-    return err as Refusal;
-  } finally {
-    await store.db.query('ROLLBACK');
-  }
-}
 
 describe('an answer comes from one of its run engines', () => {
   test('an engine its run does not collect from, by insert or update, and removing an engine its answers name: refused, 23503', async () => {
@@ -55,7 +37,7 @@ describe('an answer comes from one of its run engines', () => {
       [`DELETE FROM run_engines WHERE run_id = '${answer.run_id}' AND engine = '${answer.engine}'`],
     ];
     for (const statements of cases) {
-      const refused = await refusalOf(...statements);
+      const refused = await refusalOf(store.db, ...statements);
       expect({ statements, code: refused?.code, constraint: refused?.constraint }).toEqual({
         statements,
         code: '23503',
@@ -73,6 +55,7 @@ describe('an answer comes from one of its run engines', () => {
     );
     expect(
       await refusalOf(
+        store.db,
         `INSERT INTO run_engines (run_id, engine, state, expected, collected, extracted, failed)
          VALUES ('${answer.run_id}', '${answer.missing}', 'collecting', 1, 1, 0, 0)`,
         `INSERT INTO answers (id, analysis_id, run_id, prompt_id, engine, captured_at, text, extraction_state)
@@ -87,7 +70,7 @@ describe('a finished run stays finished', () => {
   test('moving a finished run to any other state: refused, 23514, naming the run; finishing it again passes', async () => {
     const { id } = await one<{ id: string }>(`SELECT id FROM runs WHERE state = 'finished' ORDER BY started_at DESC, id LIMIT 1`);
     for (const state of ['collecting', 'extracting', 'failed']) {
-      const refused = await refusalOf(`UPDATE runs SET state = '${state}', finished_at = NULL WHERE id = '${id}'`);
+      const refused = await refusalOf(store.db, `UPDATE runs SET state = '${state}', finished_at = NULL WHERE id = '${id}'`);
       expect({ state, code: refused?.code, constraint: refused?.constraint }).toEqual({
         state,
         code: '23514',
@@ -97,6 +80,7 @@ describe('a finished run stays finished', () => {
     }
     expect(
       await refusalOf(
+        store.db,
         `UPDATE runs SET state = 'finished', finished_at = finished_at + interval '1 minute' WHERE id = '${id}'`,
         `SELECT finish_run_extraction('${id}')`,
       ),
@@ -111,12 +95,13 @@ describe('a finished run stays finished', () => {
     const collected = `UPDATE runs SET state = 'extracting', collected_at = '2099-12-01T01:00:00Z' WHERE id = '${id}'`;
     expect(
       await refusalOf(
+        store.db,
         start,
         collected,
         `UPDATE runs SET state = 'finished', finished_at = '2099-12-01T02:00:00Z' WHERE id = '${id}'`,
         `SELECT finish_run_extraction('${id}')`,
       ),
     ).toBeNull();
-    expect(await refusalOf(start, collected, `UPDATE runs SET state = 'failed' WHERE id = '${id}'`)).toBeNull();
+    expect(await refusalOf(store.db, start, collected, `UPDATE runs SET state = 'failed' WHERE id = '${id}'`)).toBeNull();
   });
 });
