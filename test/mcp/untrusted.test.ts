@@ -116,7 +116,8 @@ describe('AI-written strings reach the model marked, in structuredContent and in
   test('get_answer: text, brand, url and domain wrapped; the fence holds against separators and look-alike closing lines', async () => {
     const args = { analysis: manifest.analyses.collected, answer: HOSTILE_ANSWER };
     const result = await tool('get_answer', args);
-    expect(result.isError).toBeFalsy();
+    // A refusal fails here with its text, which says which one it was.
+    expect(result.isError ? result.content : 'served').toBe('served');
     const sc = result.structuredContent as any;
     expect(sc.text).toEqual({ [UNTRUSTED_KEY]: HOSTILE.text });
     expect(sc.mentions.map((m: any) => m.brand)).toEqual([{ [UNTRUSTED_KEY]: 'Acme' }, { [UNTRUSTED_KEY]: HOSTILE.brand }]);
