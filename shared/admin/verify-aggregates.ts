@@ -317,29 +317,43 @@ export interface VerifyOutcome {
 
 const SAMPLE = 5;
 
+/** What the step that looks for runs not finished holding aggregate rows reports as its table. */
+const STRAY_RUNS_LABEL = 'runs (not finished, holding aggregate rows)';
+
 /**
- * Compares every kept table with its recomputation, one table at a time (each in a REPEATABLE READ
- * snapshot, so rows a writer commits meanwhile are not taken for drift); with `repair`, sets each drifted
- * row to its recomputation under locks that stop the writers of that table and of its sources.
+ * One step of the verification, in a transaction of its own: `work` sets the transaction up and returns
+ * the drifted rows, which are added to `drift` under `name` once committed; an error rolls back and names
+ * the step.
+ */
+async function step(db: Queryable, name: string, drift: Drift[], work: () => Promise<Array<Record<string, unknown>>>): Promise<void> {
+  await db.query('BEGIN');
+  try {
+    const rows = await work();
+    await db.query('COMMIT');
+    if (rows.length > 0) drift.push({ table: name, rows: rows.length, sample: rows.slice(0, SAMPLE) });
+  } catch (err) {
+    await db.query('ROLLBACK').catch(() => undefined);
+    throw new Error(`verify-aggregates: ${name}: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * Looks for runs not finished that hold aggregate rows (removing those rows with `repair`), then compares
+ * every kept table with its recomputation, one table at a time (each in a REPEATABLE READ snapshot, so
+ * rows a writer commits meanwhile are not taken for drift); with `repair`, sets each drifted row to its
+ * recomputation under locks that stop the writers of that table and of its sources.
  */
 export async function verifyAggregates(db: Queryable, opts: { repair: boolean }): Promise<VerifyOutcome> {
   const drift: Drift[] = [];
-  await db.query('BEGIN');
-  try {
+  await step(db, STRAY_RUNS_LABEL, drift, async () => {
     // A repair takes the runs' analyses' locks (fig_drop_run_rows); a report needs one snapshot only.
     if (!opts.repair) await db.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
     const { rows } = await db.query<{ run_id: string; state: string }>(STRAY_RUNS);
     if (opts.repair && rows.length > 0) await db.query('SELECT fig_drop_run_rows($1::uuid[])', [rows.map((r) => r.run_id)]);
-    await db.query('COMMIT');
-    if (rows.length > 0)
-      drift.push({ table: 'runs (not finished, holding aggregate rows)', rows: rows.length, sample: rows.slice(0, SAMPLE) });
-  } catch (err) {
-    await db.query('ROLLBACK').catch(() => undefined);
-    throw new Error(`verify-aggregates: runs: ${(err as Error).message}`);
-  }
+    return rows;
+  });
   for (const c of CHECKS) {
-    await db.query('BEGIN');
-    try {
+    await step(db, c.table, drift, async () => {
       const repairs = opts.repair && !c.refinish;
       const refinishes = opts.repair && c.refinish;
       if (repairs) {
@@ -354,12 +368,8 @@ export async function verifyAggregates(db: Queryable, opts: { repair: boolean })
       const { rows } = await db.query<Record<string, unknown>>(repairs ? repairSql(c) : `${driftSql(c)} SELECT * FROM drift`);
       if (refinishes && rows.length > 0)
         await db.query('SELECT finish_runs_extraction($1::uuid[])', [[...new Set(rows.map((r) => String(r.run_id)))]]);
-      await db.query('COMMIT');
-      if (rows.length > 0) drift.push({ table: c.table, rows: rows.length, sample: rows.slice(0, SAMPLE) });
-    } catch (err) {
-      await db.query('ROLLBACK').catch(() => undefined);
-      throw new Error(`verify-aggregates: ${c.table}: ${(err as Error).message}`);
-    }
+      return rows;
+    });
   }
   return { repaired: opts.repair, checked: CHECKS.map((c) => c.table), drift };
 }
