@@ -27,14 +27,22 @@ const rounded = (low: number, high: number): Interval => ({ low: round(low), hig
 
 const Z95_SQ = Z95 * Z95;
 
-/** Wilson score interval for k of n at the normal quantile z (95%: Z95), unrounded; null when n = 0. */
-function wilsonRaw(k: number, n: number, z = Z95, z2 = z === Z95 ? Z95_SQ : z * z): Interval | null {
+/**
+ * One bound of the Wilson score interval of a rate p of n at the normal quantile z (z2 = z²), unclamped:
+ * sign −1 the low, +1 the high; spread = p(1 − p)/n. The one place the formula is written: the interval
+ * and the p-value's search (which evaluates it at many z) both use it, so they agree to the last bit.
+ */
+function wilsonBound(p: number, n: number, spread: number, z: number, z2: number, sign: 1 | -1): number {
+  const denom = 1 + z2 / n;
+  return (p + z2 / (2 * n)) / denom + sign * ((z / denom) * Math.sqrt(spread + z2 / (4 * n * n)));
+}
+
+/** Wilson score interval at 95% for k of n, unrounded; null when n = 0. */
+function wilsonRaw(k: number, n: number): Interval | null {
   if (n <= 0) return null;
   const p = k / n;
-  const denom = 1 + z2 / n;
-  const centre = (p + z2 / (2 * n)) / denom;
-  const half = (z / denom) * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n));
-  return { low: Math.max(0, centre - half), high: Math.min(1, centre + half) };
+  const spread = (p * (1 - p)) / n;
+  return { low: Math.max(0, wilsonBound(p, n, spread, Z95, Z95_SQ, -1)), high: Math.min(1, wilsonBound(p, n, spread, Z95, Z95_SQ, 1)) };
 }
 
 /** Wilson score interval at 95% for k successes out of n; null when n = 0 (nothing to estimate). */
@@ -86,28 +94,29 @@ export function normalTwoSided(z: number): number {
  */
 export function newcombeP(k1: number, n1: number, k2: number, n2: number): number | null {
   if (n1 <= 0 || n2 <= 0) return null;
-  const p1 = k1 / n1;
-  const p2 = k2 / n2;
-  const d = p1 - p2;
+  const d = k1 / n1 - k2 / n2;
   if (d === 0) return 1;
-  // The distance from 0 of the bound nearer it, at quantile z: positive while the interval excludes 0.
-  const gap = (z: number): number => {
-    const w1 = wilsonRaw(k1, n1, z) as Interval;
-    const w2 = wilsonRaw(k2, n2, z) as Interval;
-    return d > 0 ? d - Math.sqrt((p1 - w1.low) ** 2 + (w2.high - p2) ** 2) : -(d + Math.sqrt((w1.high - p1) ** 2 + (p2 - w2.low) ** 2));
-  };
+  // Each side's terms of the Wilson interval that do not depend on z, computed once: the search evaluates
+  // the gap a dozen times per test, and a long series runs hundreds of tests per call.
+  const s1 = sideOf(k1, n1);
+  const s2 = sideOf(k2, n2);
+  // The bound nearer 0: the low of the first rate against the high of the second when d > 0, and the
+  // other way round when d < 0 (the gap of -d with the sides swapped).
+  const near = d > 0 ? s1 : s2;
+  const far = d > 0 ? s2 : s1;
+  const ad = Math.abs(d);
   // Regula falsi, Illinois variant: the root stays bracketed in [a, b] (gap(a) > 0 ≥ gap(b)) and the
   // bracket shrinks superlinearly, in a handful of steps where bisection takes thirty.
   let a = 0;
-  let fa = gap(a);
+  let fa = newcombeGap(ad, near, far, a);
   let b = P_Z_MAX;
-  let fb = gap(b);
+  let fb = newcombeGap(ad, near, far, b);
   if (fb > 0) return 0;
   let side = 0;
   let c = b;
   for (let i = 0; i < 100; i++) {
     const next = (a * fb - b * fa) / (fb - fa);
-    const fc = gap(next);
+    const fc = newcombeGap(ad, near, far, next);
     const done = Math.abs(next - c) <= 1e-10 || fc === 0;
     c = next;
     if (done) break;
@@ -124,6 +133,30 @@ export function newcombeP(k1: number, n1: number, k2: number, n2: number): numbe
     }
   }
   return normalTwoSided(c);
+}
+
+/** A rate's terms of its Wilson interval that do not depend on z. */
+interface WilsonSide {
+  p: number;
+  n: number;
+  /** p(1 − p)/n */
+  spread: number;
+}
+
+const sideOf = (k: number, n: number): WilsonSide => {
+  const p = k / n;
+  return { p, n, spread: (p * (1 - p)) / n };
+};
+
+/**
+ * The distance from 0 of the Newcombe bound nearer it at quantile z, for a difference d > 0 between the rate
+ * `near` (its Wilson low counts) and `far` (its Wilson high counts): positive while the interval excludes 0.
+ */
+function newcombeGap(d: number, near: WilsonSide, far: WilsonSide, z: number): number {
+  const z2 = z * z;
+  const nearLow = Math.max(0, wilsonBound(near.p, near.n, near.spread, z, z2, -1));
+  const farHigh = Math.min(1, wilsonBound(far.p, far.n, far.spread, z, z2, 1));
+  return d - Math.sqrt((near.p - nearLow) ** 2 + (farHigh - far.p) ** 2);
 }
 
 /** A normal quantile past which a p-value is 0 to every published digit (2·(1 − Φ(8)) ≈ 1.2e-15). */
@@ -329,8 +362,8 @@ function rateWith(k: number, n: number, w: Interval | null, measured = true): Ra
   return { value: measured && n > 0 ? round(k / n) : null, numerator: k, denominator: n, ci95: w && rounded(w.low, w.high) };
 }
 
-export interface RateFigure extends RateValue {
-  previous: RateValue | null;
+/** A rate's change against a previous one: the test a rate figure carries. */
+export interface RateChange {
   delta: number | null;
   delta_ci95: Interval | null;
   significant: boolean | null;
@@ -340,6 +373,29 @@ export interface RateFigure extends RateValue {
   significant_fdr: boolean | null;
 }
 
+export interface RateFigure extends RateValue, RateChange {
+  previous: RateValue | null;
+}
+
+/** The change from prev to k of n, from both sides' unrounded Wilson intervals (null where unmeasured or no denominator). */
+function changeFrom(k: number, n: number, w: Interval | null, prev: { k: number; n: number }, pw: Interval | null): RateChange {
+  // A change needs both values: this period measured with a denominator, and a previous one with a denominator.
+  const both = w !== null && pw !== null;
+  const deltaCi = both ? newcombeFrom(k / n, w, prev.k / prev.n, pw) : null;
+  return {
+    delta: both ? round(k / n - prev.k / prev.n) : null,
+    delta_ci95: deltaCi,
+    significant: excludesZero(deltaCi),
+    p_value: deltaCi ? pRounded(newcombeP(k, n, prev.k, prev.n)) : null,
+    significant_fdr: null,
+  };
+}
+
+/** The change from prev to k of n alone, for a reply that shows the two values elsewhere (a series day). */
+export function rateChange(k: number, n: number, prev: { k: number; n: number }): RateChange {
+  return changeFrom(k, n, wilsonRaw(k, n), prev, wilsonRaw(prev.k, prev.n));
+}
+
 /**
  * A rate and, when there is a comparison period, its previous value, delta, delta interval and significance.
  * Each side's Wilson interval is computed once, for its ci95 and for the Newcombe interval of the change.
@@ -347,20 +403,18 @@ export interface RateFigure extends RateValue {
 export function rateFigure(k: number, n: number, prev: { k: number; n: number } | null, measured = true): RateFigure {
   const w = measured ? wilsonRaw(k, n) : null;
   const pw = prev ? wilsonRaw(prev.k, prev.n) : null;
-  // A change needs both values: this period measured with a denominator, and a previous one with a denominator.
-  const both = prev !== null && measured && n > 0 && prev.n > 0;
-  const deltaCi = both && w && pw ? newcombeFrom(k / n, w, prev.k / prev.n, pw) : null;
   const cur = rateWith(k, n, w, measured);
+  const change = prev ? changeFrom(k, n, w, prev, pw) : null;
   return {
     value: cur.value,
     numerator: k,
     denominator: n,
     ci95: cur.ci95,
     previous: prev ? rateWith(prev.k, prev.n, pw) : null,
-    delta: both ? round(k / n - prev.k / prev.n) : null,
-    delta_ci95: deltaCi,
-    significant: excludesZero(deltaCi),
-    p_value: deltaCi && prev ? pRounded(newcombeP(k, n, prev.k, prev.n)) : null,
+    delta: change ? change.delta : null,
+    delta_ci95: change ? change.delta_ci95 : null,
+    significant: change ? change.significant : null,
+    p_value: change ? change.p_value : null,
     significant_fdr: null,
   };
 }
@@ -472,19 +526,20 @@ export const FDR_Q = 0.05;
  * p(k), are discoveries.
  */
 export function benjaminiHochberg(ps: readonly (number | null)[], q = FDR_Q): Array<boolean | null> {
-  const tested = ps.map((p, i) => ({ p, i })).filter((x): x is { p: number; i: number } => x.p !== null);
-  tested.sort((a, b) => a.p - b.p);
-  const m = tested.length;
-  let cut = -1;
+  // Only the sorted values matter: ranks up to k are exactly the values at or below p(k), ties included
+  // (a tie of p(k) past rank k would satisfy the test at its own, larger rank). A typed array sorts
+  // numerically without a comparator, which a long series' thousands of tests notice.
+  const sorted = Float64Array.from(ps.filter((p): p is number => p !== null)).sort();
+  const m = sorted.length;
+  let threshold = Number.NEGATIVE_INFINITY;
   for (let r = m; r >= 1; r--) {
-    if ((tested[r - 1] as { p: number }).p <= (r * q) / m) {
-      cut = r;
+    const p = sorted[r - 1] as number;
+    if (p <= (r * q) / m) {
+      threshold = p;
       break;
     }
   }
-  const out: Array<boolean | null> = ps.map((p) => (p === null ? null : false));
-  for (let r = 1; r <= cut; r++) out[(tested[r - 1] as { i: number }).i] = true;
-  return out;
+  return ps.map((p) => (p === null ? null : p <= threshold));
 }
 
 export interface MultipleComparisons {

@@ -8,6 +8,7 @@ import { closeBench } from './harness.js';
 const sections: Record<string, () => Promise<{ default: () => Promise<string> }>> = {
   identity: () => import('./identity.bench.js'),
   figures: () => import('./figures.bench.js'),
+  shaping: () => import('./shaping.bench.js'),
   catalog: () => import('./catalog.bench.js'),
   bundles: () => import('./bundles.bench.js'),
   client: () => import('./budget-client.bench.js'),

@@ -4,7 +4,7 @@ import { contextSchema, dayMean, dayRate, daySourceShare, windowHeadlineSchema, 
 import { bounds, pValue, significant, significantFdr } from '../contracts/rates.js';
 import { ASSISTANT_DEFAULT_CHARS, roughly } from '../contracts/result-size.js';
 import * as z from '../contracts/zod.js';
-import { mean, rateFigure, round, wilson } from '../stats.js';
+import { mean, rateChange, round, wilson } from '../stats.js';
 import { defineRead } from '../types.js';
 import { checkWindow, daysFrom, MAX_WINDOW_DAYS, spanDays, windowParams } from '../windows.js';
 import { segmentsParam } from './inputs.js';
@@ -145,19 +145,13 @@ function pointRateOf(k: number, n: number, measured = true) {
 
 type Change = z.infer<typeof dayChange>;
 
-/** A rate's move between two days, from rateFigure: the test every rate figure publishes, so that applyFdr counts it. */
-function moveOf(k: number, n: number, prev: { k: number; n: number }): Change['visibility'] {
-  const f = rateFigure(k, n, prev);
-  return { delta: f.delta, delta_ci95: f.delta_ci95, p_value: f.p_value, significant: f.significant, significant_fdr: f.significant_fdr };
-}
-
 /** A measured day against the previous measured day (`since`, with its sums). */
 function changeOf(sums: Sums, since: { day: string; sums: Sums }): Change {
   const p = since.sums;
   return {
     since: since.day,
-    visibility: moveOf(sums.mentioned, sums.extracted, { k: p.mentioned, n: p.extracted }),
-    share_of_voice: moveOf(sums.tracked_mentions, sums.brand_mentions, { k: p.tracked_mentions, n: p.brand_mentions }),
+    visibility: rateChange(sums.mentioned, sums.extracted, { k: p.mentioned, n: p.extracted }),
+    share_of_voice: rateChange(sums.tracked_mentions, sums.brand_mentions, { k: p.tracked_mentions, n: p.brand_mentions }),
   };
 }
 

@@ -10,6 +10,7 @@ import {
   newcombeP,
   normalTwoSided,
   rate,
+  rateChange,
   rateFigure,
   tCdf,
   tQuantile,
@@ -214,6 +215,19 @@ describe('p-values consistent with the published intervals', () => {
     expect(rateFigure(5, 10, { k: 0, n: 6 }).p_value).toBeCloseTo(p, 6);
     expect(rateFigure(5, 10, null).p_value).toBeNull();
   });
+
+  test('a change alone (a series day) is the change its rate figure carries', () => {
+    for (const [k, n, pk, pn] of [
+      [5, 10, 0, 6],
+      [0, 0, 3, 4],
+      [3, 4, 0, 0],
+      [7, 7, 7, 7],
+      [120, 1200, 150, 1190],
+    ] as const) {
+      const { delta, delta_ci95, significant, p_value, significant_fdr } = rateFigure(k, n, { k: pk, n: pn });
+      expect(rateChange(k, n, { k: pk, n: pn })).toEqual({ delta, delta_ci95, significant, p_value, significant_fdr });
+    }
+  });
 });
 
 describe('Benjamini–Hochberg across one reply', () => {
@@ -224,6 +238,33 @@ describe('Benjamini–Hochberg across one reply', () => {
     expect(benjaminiHochberg([0.02, 0.03, 0.04])).toEqual([true, true, true]);
     expect(benjaminiHochberg([0.2, null, 0.04])).toEqual([false, null, false]);
     expect(benjaminiHochberg([])).toEqual([]);
+  });
+
+  test('ties at the cut are discoveries together, as the ranks of the step-up rule give them', () => {
+    // The rule by ranks, written out: sort (p, index), largest rank k with p(k) ≤ k·q/m, ranks 1..k flagged.
+    const byRanks = (ps: (number | null)[]) => {
+      const tested = ps.flatMap((p, i) => (p === null ? [] : [{ p, i }])).sort((a, b) => a.p - b.p || a.i - b.i);
+      const m = tested.length;
+      let k = 0;
+      tested.forEach((t, r) => {
+        if (t.p <= ((r + 1) * 0.05) / m) k = r + 1;
+      });
+      const out: (boolean | null)[] = ps.map((p) => (p === null ? null : false));
+      for (const t of tested.slice(0, k)) out[t.i] = true;
+      return out;
+    };
+    // 0.03 three times among four tests: rank 2's 0.03 > 2·0.05/4, rank 3's 0.03 ≤ 3·0.05/4, so all three.
+    expect(benjaminiHochberg([0.03, 0.2, 0.03, 0.03])).toEqual([true, false, true, true]);
+    let seed = 7;
+    const next = () => {
+      seed = (seed * 48271) % 2147483647;
+      return seed / 2147483647;
+    };
+    for (let round = 0; round < 300; round++) {
+      // p-values on a coarse grid, so that ties are common, with a null now and then.
+      const ps = Array.from({ length: 1 + Math.floor(next() * 40) }, () => (next() < 0.1 ? null : Math.floor(next() * 30) / 300));
+      expect([ps, benjaminiHochberg(ps)]).toEqual([ps, byRanks(ps)]);
+    }
   });
 
   test('applyFdr: finds every tested figure, counts the tests, never flags beyond significant', () => {
