@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import pg from 'pg';
 import {
+  ADMIN_EXIT,
   ADMIN_USAGE,
   type AdminOutcome,
   AdminUsageError,
@@ -31,12 +32,13 @@ Where the commands run:
   ADMIN_FUNCTION=<MigrateFunctionName output>  a deployed stage, through its migration function
   neither                                      the embedded store of a running \`npm start\` (.local/demo.json)
 
-Exit codes: 0 done, 1 refused or failed, 2 bad usage.`;
+Exit codes: ${ADMIN_EXIT.done} done, ${ADMIN_EXIT.failed} refused or failed, ${ADMIN_EXIT.usage} bad usage, ${ADMIN_EXIT.drift} verify-aggregates found drift it did not repair.`;
 
 interface FunctionResponse {
   ok?: boolean;
   result?: unknown;
   text?: string;
+  exitCode?: number;
   error?: { code: string; message: string };
   errorMessage?: string;
 }
@@ -59,7 +61,7 @@ async function viaFunction(name: string, parsed: ParsedAdminCommand): Promise<Ad
     const body = JSON.parse(new TextDecoder().decode(out.Payload ?? new Uint8Array())) as FunctionResponse;
     if (out.FunctionError) throw new Error(`the function failed: ${body.errorMessage ?? out.FunctionError}`);
     if (body.ok === false && body.error) throw new Refused(body.error.code, body.error.message);
-    return { result: body.result, text: body.text ?? '' };
+    return { result: body.result, text: body.text ?? '', ...(body.exitCode ? { exitCode: body.exitCode } : {}) };
   } finally {
     client.destroy();
   }
@@ -126,6 +128,7 @@ async function main(argv: string[]): Promise<void> {
   const url = process.env.DATABASE_URL;
   const outcome = await run(parsed, fn, url);
   console.log(parsed.json ? JSON.stringify(outcome.result, null, 2) : outcome.text);
+  if (outcome.exitCode) process.exitCode = outcome.exitCode;
 }
 
 try {
@@ -134,12 +137,12 @@ try {
   const refusal = err instanceof Refused ? { code: err.code, message: err.message } : refusalOf(err);
   if (refusal?.code === 'usage') {
     console.error(`admin: ${refusal.message}\n\n${HELP}`);
-    process.exitCode = 2;
+    process.exitCode = ADMIN_EXIT.usage;
   } else if (refusal) {
     console.error(`admin: refused (${refusal.code}): ${refusal.message}`);
-    process.exitCode = 1;
+    process.exitCode = ADMIN_EXIT.failed;
   } else {
     console.error(`admin: failed: ${(err as Error).message}`);
-    process.exitCode = 1;
+    process.exitCode = ADMIN_EXIT.failed;
   }
 }

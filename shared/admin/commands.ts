@@ -48,7 +48,15 @@ export interface AdminOutcome {
   result: unknown;
   /** What a person reads. */
   text: string;
+  /**
+   * The exit status of a command that ran but found something to act on (ADMIN_EXIT); absent, 0. A
+   * scheduled check then alarms on the status alone, without parsing the text.
+   */
+  exitCode?: number;
 }
+
+/** The exit statuses of `npm run admin`, one place for the CLI, its help and the migration function's reply. */
+export const ADMIN_EXIT = { done: 0, failed: 1, usage: 2, drift: 3 } as const;
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 type Values = Record<string, string | boolean | undefined>;
@@ -450,7 +458,9 @@ const COMMANDS: Command[] = [
     options: { repair: { type: 'boolean' } },
     async run(db, v) {
       const result = await verifyAggregates(db, { repair: v.repair === true });
-      return { result, text: describeVerify(result) };
+      // Drift left in place is a finding; repaired, the command did what it was asked.
+      const exitCode = result.drift.length > 0 && !result.repaired ? ADMIN_EXIT.drift : undefined;
+      return { result, text: describeVerify(result), ...(exitCode ? { exitCode } : {}) };
     },
   },
 ];

@@ -104,9 +104,9 @@ async function admin(deps: MigrateDeps, argv: unknown): Promise<unknown> {
     const parsed = parseAdminArgs(argv);
     const client = await connect(deps);
     try {
-      const { result, text } = await runAdminCommand(client, parsed);
+      const { result, text, exitCode } = await runAdminCommand(client, parsed);
       logger.info('admin command', { command: parsed.command });
-      return { ok: true, result, text };
+      return { ok: true, result, text, ...(exitCode ? { exitCode } : {}) };
     } finally {
       await client.end();
     }

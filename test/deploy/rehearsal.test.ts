@@ -940,6 +940,30 @@ describe('deployment rehearsal: from an empty database to answered calls, throug
     // A quarter at most here leaves room for Lambda's third of a vCPU at 512 MB and for a slower database.
     expect(load!.ms).toBeLessThan(timeoutMs / 4);
 
+    // verify-aggregates through the same function: the loaded demo has no drift (exit 0); a month row set
+    // off by hand is drift, reported with exit 3 so that a scheduled check alarms on the status, until
+    // --repair sets it (exit 0).
+    const viaFunction = {
+      ...credentials,
+      AWS_REGION: REGION,
+      ADMIN_FUNCTION: byName('MigrationRunnerMigrate').logicalId,
+      AWS_ENDPOINT_URL_LAMBDA: demoLambda.endpoint,
+      DATABASE_URL: '',
+    };
+    const verify = 'npm run --silent admin -- verify-aggregates';
+    expect(await sh(verify, viaFunction)).toMatch(/^No drift: /);
+    const owner = new pg.Client({ connectionString: db.ownerUrl });
+    await owner.connect();
+    await owner.query(`UPDATE fig_month_engine SET extracted = extracted + 1
+                        WHERE (analysis_id, month, engine) = (SELECT analysis_id, month, engine FROM fig_month_engine ORDER BY 1, 2, 3 LIMIT 1)`);
+    await owner.end();
+    await expect(sh(verify, viaFunction)).rejects.toMatchObject({
+      code: 3,
+      stdout: expect.stringMatching(/^Drift found in 1 row of 1 table:\n {2}fig_month_engine: 1 row/),
+    });
+    expect(await sh(`${verify} --repair`, viaFunction)).toMatch(/^Repaired 1 row of 1 table:/);
+    expect(await sh(verify, viaFunction)).toMatch(/^No drift: /);
+
     // The embedded store is one backend for every connection: from here on it acts as the service role.
     if (db.lite) await db.lite.exec('SET ROLE geo_reader');
     const auth = { authorization: `Bearer ${demoKey}` };

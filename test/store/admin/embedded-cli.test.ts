@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import pg from 'pg';
+import { ownerTransactions } from '../../../local/owner-session.js';
 import { freshTableName, type LocalApi, localConfig, startApi } from '../../../local/stack.js';
 import { createBudgetTable, type LocalStore } from '../../../local/stores.js';
 import { dynamoEndpoint } from '../../support/api.js';
@@ -100,4 +101,34 @@ describe('npm run admin against the embedded store of npm start', () => {
       await rm(empty, { recursive: true, force: true });
     }
   }, 60_000);
+
+  test('verify-aggregates: no drift exits 0; drift left in place exits 3, whose text names it; repaired, 0 again', async () => {
+    const env = { ...process.env, DATABASE_URL: '', ADMIN_FUNCTION: '', NODE_OPTIONS: '' };
+    const verify = (...more: string[]) => promisify(execFile)(tsx, [cli, 'verify-aggregates', ...more], { cwd, env });
+    expect((await verify()).stdout).toMatch(/^No drift: /);
+    // As an operator's connection to this store writes: the owner role for its own transaction only.
+    const connection = new pg.Client({ connectionString: store.ownerUrl });
+    await connection.connect();
+    try {
+      await ownerTransactions(connection).query(`UPDATE fig_month_engine SET answers = answers + 1
+        WHERE (analysis_id, month, engine) = (SELECT analysis_id, month, engine FROM fig_month_engine ORDER BY 1, 2, 3 LIMIT 1)`);
+    } finally {
+      await connection.end();
+    }
+    await expect(verify()).rejects.toMatchObject({
+      code: 3,
+      stdout: expect.stringMatching(/^Drift found in 1 row of 1 table:\n {2}fig_month_engine: 1 row/),
+    });
+    // --json prints the same finding and exits the same way.
+    const json = await verify('--json').catch((err: { code: number; stdout: string }) => err);
+    expect({
+      code: (json as { code?: number }).code,
+      tables: JSON.parse(json.stdout).drift.map((d: { table: string }) => d.table),
+    }).toEqual({
+      code: 3,
+      tables: ['fig_month_engine'],
+    });
+    expect((await verify('--repair')).stdout).toMatch(/^Repaired 1 row of 1 table:/);
+    expect((await verify()).stdout).toMatch(/^No drift: /);
+  }, 120_000);
 });
