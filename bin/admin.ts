@@ -11,6 +11,7 @@ import {
   refusalOf,
   runAdminCommand,
 } from '#shared/admin/commands.js';
+import { noticeNodeVersion } from '../local/node-notice.js';
 import { ownerTransactions } from '../local/owner-session.js';
 import { adminClientConfig } from '../scripts/admin-connection.js';
 
@@ -53,6 +54,8 @@ class Refused extends Error {
 }
 
 async function viaFunction(name: string, parsed: ParsedAdminCommand): Promise<AdminOutcome> {
+  // The one path that builds an AWS SDK client: its Node warning as one line, as npm start says it.
+  noticeNodeVersion();
   const client = new LambdaClient({});
   try {
     const out = await client.send(
