@@ -102,10 +102,9 @@ describe('npm run admin against the embedded store of npm start', () => {
     }
   }, 60_000);
 
-  test('verify-aggregates: no drift exits 0; drift left in place exits 3, whose text names it; repaired, 0 again', async () => {
+  test('verify-aggregates: drift left in place exits 3, whose text names it; repaired, no drift and exit 0', async () => {
     const env = { ...process.env, DATABASE_URL: '', ADMIN_FUNCTION: '', NODE_OPTIONS: '' };
     const verify = (...more: string[]) => promisify(execFile)(tsx, [cli, 'verify-aggregates', ...more], { cwd, env });
-    expect((await verify()).stdout).toMatch(/^No drift: /);
     // As an operator's connection to this store writes: the owner role for its own transaction only.
     const connection = new pg.Client({ connectionString: store.ownerUrl });
     await connection.connect();
