@@ -64,7 +64,7 @@ async function viaFunction(name: string, parsed: ParsedAdminCommand): Promise<Ad
     const body = JSON.parse(new TextDecoder().decode(out.Payload ?? new Uint8Array())) as FunctionResponse;
     if (out.FunctionError) throw new Error(`the function failed: ${body.errorMessage ?? out.FunctionError}`);
     if (body.ok === false && body.error) throw new Refused(body.error.code, body.error.message);
-    return { result: body.result, text: body.text ?? '', ...(body.exitCode ? { exitCode: body.exitCode } : {}) };
+    return { result: body.result, text: body.text ?? '', exitCode: body.exitCode };
   } finally {
     client.destroy();
   }

@@ -459,8 +459,8 @@ const COMMANDS: Command[] = [
     async run(db, v) {
       const result = await verifyAggregates(db, { repair: v.repair === true });
       // Drift left in place is a finding; repaired, the command did what it was asked.
-      const exitCode = result.drift.length > 0 && !result.repaired ? ADMIN_EXIT.drift : undefined;
-      return { result, text: describeVerify(result), ...(exitCode ? { exitCode } : {}) };
+      const exitCode = result.drift.length > 0 && !result.repaired ? ADMIN_EXIT.drift : ADMIN_EXIT.done;
+      return { result, text: describeVerify(result), exitCode };
     },
   },
 ];

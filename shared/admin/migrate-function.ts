@@ -106,7 +106,7 @@ async function admin(deps: MigrateDeps, argv: unknown): Promise<unknown> {
     try {
       const { result, text, exitCode } = await runAdminCommand(client, parsed);
       logger.info('admin command', { command: parsed.command });
-      return { ok: true, result, text, ...(exitCode ? { exitCode } : {}) };
+      return { ok: true, result, text, exitCode };
     } finally {
       await client.end();
     }

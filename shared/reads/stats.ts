@@ -27,22 +27,34 @@ const rounded = (low: number, high: number): Interval => ({ low: round(low), hig
 
 const Z95_SQ = Z95 * Z95;
 
+/** A rate's terms of its Wilson interval that do not depend on z. */
+interface WilsonSide {
+  p: number;
+  n: number;
+  /** p(1 − p)/n */
+  spread: number;
+}
+
+const sideOf = (k: number, n: number): WilsonSide => {
+  const p = k / n;
+  return { p, n, spread: (p * (1 - p)) / n };
+};
+
 /**
- * One bound of the Wilson score interval of a rate p of n at the normal quantile z (z2 = z²), unclamped:
- * sign −1 the low, +1 the high; spread = p(1 − p)/n. The one place the formula is written: the interval
- * and the p-value's search (which evaluates it at many z) both use it, so they agree to the last bit.
+ * One bound of the Wilson score interval of a side at the normal quantile z (z2 = z²), unclamped: sign −1
+ * the low, +1 the high. The one place the formula is written: the interval and the p-value's search (which
+ * evaluates it at many z) both use it, so they agree to the last bit.
  */
-function wilsonBound(p: number, n: number, spread: number, z: number, z2: number, sign: 1 | -1): number {
-  const denom = 1 + z2 / n;
-  return (p + z2 / (2 * n)) / denom + sign * ((z / denom) * Math.sqrt(spread + z2 / (4 * n * n)));
+function wilsonBound(s: WilsonSide, z: number, z2: number, sign: 1 | -1): number {
+  const denom = 1 + z2 / s.n;
+  return (s.p + z2 / (2 * s.n)) / denom + sign * ((z / denom) * Math.sqrt(s.spread + z2 / (4 * s.n * s.n)));
 }
 
 /** Wilson score interval at 95% for k of n, unrounded; null when n = 0. */
 function wilsonRaw(k: number, n: number): Interval | null {
   if (n <= 0) return null;
-  const p = k / n;
-  const spread = (p * (1 - p)) / n;
-  return { low: Math.max(0, wilsonBound(p, n, spread, Z95, Z95_SQ, -1)), high: Math.min(1, wilsonBound(p, n, spread, Z95, Z95_SQ, 1)) };
+  const s = sideOf(k, n);
+  return { low: Math.max(0, wilsonBound(s, Z95, Z95_SQ, -1)), high: Math.min(1, wilsonBound(s, Z95, Z95_SQ, 1)) };
 }
 
 /** Wilson score interval at 95% for k successes out of n; null when n = 0 (nothing to estimate). */
@@ -135,27 +147,14 @@ export function newcombeP(k1: number, n1: number, k2: number, n2: number): numbe
   return normalTwoSided(c);
 }
 
-/** A rate's terms of its Wilson interval that do not depend on z. */
-interface WilsonSide {
-  p: number;
-  n: number;
-  /** p(1 − p)/n */
-  spread: number;
-}
-
-const sideOf = (k: number, n: number): WilsonSide => {
-  const p = k / n;
-  return { p, n, spread: (p * (1 - p)) / n };
-};
-
 /**
  * The distance from 0 of the Newcombe bound nearer it at quantile z, for a difference d > 0 between the rate
  * `near` (its Wilson low counts) and `far` (its Wilson high counts): positive while the interval excludes 0.
  */
 function newcombeGap(d: number, near: WilsonSide, far: WilsonSide, z: number): number {
   const z2 = z * z;
-  const nearLow = Math.max(0, wilsonBound(near.p, near.n, near.spread, z, z2, -1));
-  const farHigh = Math.min(1, wilsonBound(far.p, far.n, far.spread, z, z2, 1));
+  const nearLow = Math.max(0, wilsonBound(near, z, z2, -1));
+  const farHigh = Math.min(1, wilsonBound(far, z, z2, 1));
   return d - Math.sqrt((near.p - nearLow) ** 2 + (farHigh - far.p) ** 2);
 }
 
@@ -391,6 +390,9 @@ function changeFrom(k: number, n: number, w: Interval | null, prev: { k: number;
   };
 }
 
+/** Without a comparison period: nothing tested. Read only, its fields copied into each figure. */
+const NO_CHANGE: Readonly<RateChange> = { delta: null, delta_ci95: null, significant: null, p_value: null, significant_fdr: null };
+
 /** The change from prev to k of n alone, for a reply that shows the two values elsewhere (a series day). */
 export function rateChange(k: number, n: number, prev: { k: number; n: number }): RateChange {
   return changeFrom(k, n, wilsonRaw(k, n), prev, wilsonRaw(prev.k, prev.n));
@@ -404,17 +406,17 @@ export function rateFigure(k: number, n: number, prev: { k: number; n: number } 
   const w = measured ? wilsonRaw(k, n) : null;
   const pw = prev ? wilsonRaw(prev.k, prev.n) : null;
   const cur = rateWith(k, n, w, measured);
-  const change = prev ? changeFrom(k, n, w, prev, pw) : null;
+  const change = prev ? changeFrom(k, n, w, prev, pw) : NO_CHANGE;
   return {
     value: cur.value,
     numerator: k,
     denominator: n,
     ci95: cur.ci95,
     previous: prev ? rateWith(prev.k, prev.n, pw) : null,
-    delta: change ? change.delta : null,
-    delta_ci95: change ? change.delta_ci95 : null,
-    significant: change ? change.significant : null,
-    p_value: change ? change.p_value : null,
+    delta: change.delta,
+    delta_ci95: change.delta_ci95,
+    significant: change.significant,
+    p_value: change.p_value,
     significant_fdr: null,
   };
 }
