@@ -3,11 +3,11 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { getAnswer } from '#shared/reads/catalog/answers.js';
 import type { Queryable } from '#shared/store/queryable.js';
-import { freshTableName, type LocalApi, localConfig, startApi } from '../../local/stack.js';
+import { freshTableName, type LocalApi, startApi } from '../../local/stack.js';
 import { createBudgetTable, type LocalStore } from '../../local/stores.js';
 import { unwrapUntrusted } from '../mcp/args.js';
 import { connect, rpc, toolCall } from '../mcp/support.js';
-import { call, dynamoEndpoint, expectServed, type Reply } from '../support/api.js';
+import { call, dynamoEndpoint, expectServed, type Reply, testConfig } from '../support/api.js';
 import { startOwnStore } from '../support/own-store.js';
 
 /**
@@ -145,7 +145,7 @@ beforeAll(async () => {
   key = store.manifest!.keys.workspace;
   const table = freshTableName();
   await createBudgetTable(dynamoEndpoint(), table);
-  api = await startApi(localConfig(store.readerUrl, dynamoEndpoint(), { LOG_LEVEL: 'ERROR', BUDGET_TABLE: table }));
+  api = await startApi(testConfig(store.readerUrl, { BUDGET_TABLE: table }));
   client = await connect(api, key);
 }, 180_000);
 afterAll(async () => {

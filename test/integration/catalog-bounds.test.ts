@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { listPrompts } from '#shared/reads/catalog/prompts.js';
 import type { Queryable } from '#shared/store/queryable.js';
-import { freshTableName, type LocalApi, localConfig, startApi } from '../../local/stack.js';
+import { freshTableName, type LocalApi, startApi } from '../../local/stack.js';
 import { createBudgetTable, type LocalStore } from '../../local/stores.js';
 import { rpc, toolCall } from '../mcp/support.js';
-import { call, dynamoEndpoint, expectServed, type Reply } from '../support/api.js';
+import { call, dynamoEndpoint, expectServed, type Reply, testConfig } from '../support/api.js';
 import { startOwnStore } from '../support/own-store.js';
 
 /**
@@ -66,7 +66,7 @@ beforeAll(async () => {
   key = store.manifest!.keys.workspace;
   const table = freshTableName();
   await createBudgetTable(dynamoEndpoint(), table);
-  api = await startApi(localConfig(store.readerUrl, dynamoEndpoint(), { LOG_LEVEL: 'ERROR', BUDGET_TABLE: table }));
+  api = await startApi(testConfig(store.readerUrl, { BUDGET_TABLE: table }));
 }, 180_000);
 afterAll(async () => {
   await api?.close();

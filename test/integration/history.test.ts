@@ -3,7 +3,7 @@ import { listGroupPrompts, listGroups } from '#shared/reads/figures/groups.js';
 import { getMetrics } from '#shared/reads/figures/metrics.js';
 import { getMetricsTimeseries } from '#shared/reads/figures/timeseries.js';
 import type { LocalApi } from '../../local/stack.js';
-import { freshTableName, localConfig, startApi } from '../../local/stack.js';
+import { freshTableName, startApi } from '../../local/stack.js';
 import { createBudgetTable, type LocalStore } from '../../local/stores.js';
 import {
   HISTORY_ANALYSIS,
@@ -14,7 +14,7 @@ import {
   type RewriteKey,
   seedRewrittenHistories,
 } from '../fixtures/history.js';
-import { call, dynamoEndpoint, expectError, expectServed, startTestApi } from '../support/api.js';
+import { call, dynamoEndpoint, expectError, expectServed, startTestApi, testConfig } from '../support/api.js';
 import { startOwnStore } from '../support/own-store.js';
 
 /** Histories the product writes after the fact (migration 005), seen through the API. */
@@ -51,7 +51,7 @@ describe('a key stays dead when the product writes the access dates back (migrat
     });
     const table = freshTableName();
     await createBudgetTable(dynamoEndpoint(), table);
-    own = await startApi(localConfig(store.readerUrl, dynamoEndpoint(), { LOG_LEVEL: 'ERROR', BUDGET_TABLE: table }));
+    own = await startApi(testConfig(store.readerUrl, { BUDGET_TABLE: table }));
   }, 180_000);
   afterAll(async () => {
     await own?.close();

@@ -9,9 +9,9 @@ import { createDb, type Db } from '#shared/store/db.js';
 import type { Queryable } from '#shared/store/queryable.js';
 import { writerConfig } from '#shared/store/services.js';
 import { createStamper } from '#shared/store/stamp.js';
-import { freshTableName, type LocalApi, localConfig, startApi } from '../../local/stack.js';
+import { freshTableName, type LocalApi, startApi } from '../../local/stack.js';
 import { createBudgetTable, type LocalStore } from '../../local/stores.js';
-import { call, dynamoEndpoint, expectServed } from '../support/api.js';
+import { call, dynamoEndpoint, expectServed, testConfig } from '../support/api.js';
 import { startOwnStore } from '../support/own-store.js';
 
 /**
@@ -37,9 +37,7 @@ beforeAll(async () => {
   manifest = store.manifest!;
   const table = freshTableName();
   await createBudgetTable(dynamoEndpoint(), table);
-  api = await startApi(
-    localConfig(store.readerUrl, dynamoEndpoint(), { LOG_LEVEL: 'ERROR', BUDGET_TABLE: table, LAST_USED_THROTTLE_SECONDS: '60' }),
-  );
+  api = await startApi(testConfig(store.readerUrl, { BUDGET_TABLE: table, LAST_USED_THROTTLE_SECONDS: '60' }));
   reader = new pg.Client({ connectionString: store.readerUrl });
   await reader.connect();
 }, 120_000);

@@ -5,9 +5,9 @@ import type { DemoManifest } from '#shared/admin/demo.js';
 import { HOSTILE_TEXTS } from '#shared/admin/demo.js';
 import { UNTRUSTED_KEY } from '#shared/mcp/schema.js';
 import type { Queryable } from '#shared/store/queryable.js';
-import { freshTableName, type LocalApi, localConfig, startApi } from '../../local/stack.js';
+import { freshTableName, type LocalApi, startApi } from '../../local/stack.js';
 import { createBudgetTable, type LocalStore } from '../../local/stores.js';
-import { call, dynamoEndpoint } from '../support/api.js';
+import { call, dynamoEndpoint, testConfig } from '../support/api.js';
 import { startOwnStore } from '../support/own-store.js';
 import { unwrapUntrusted } from './args.js';
 import { connect, withoutRateLimit } from './support.js';
@@ -81,7 +81,7 @@ beforeAll(async () => {
   manifest = store.manifest!;
   const table = freshTableName();
   await createBudgetTable(dynamoEndpoint(), table);
-  api = await startApi(localConfig(store.readerUrl, dynamoEndpoint(), { LOG_LEVEL: 'ERROR', BUDGET_TABLE: table }));
+  api = await startApi(testConfig(store.readerUrl, { BUDGET_TABLE: table }));
   client = await connect(api, manifest.keys.workspace);
 }, 120_000);
 afterAll(async () => {

@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { OPENAPI_FILE } from '#shared/rest/serialize-openapi.js';
-import { freshTableName, type LocalApi, localConfig, startApi } from '../../local/stack.js';
+import { freshTableName, type LocalApi, startApi } from '../../local/stack.js';
 import { createBudgetTable } from '../../local/stores.js';
 import { DOCS_CSP_HEADER, type ServedDocs, serveDocs } from '../../scripts/openapi/docs-page.js';
 import type { OpenApiDocument } from '../../scripts/openapi/document.js';
-import { dynamoEndpoint, readerUrl } from '../support/api.js';
+import { dynamoEndpoint, readerUrl, testConfig } from '../support/api.js';
 import { debianInstallHint, findDebianBinary } from '../support/debian.js';
 
 /**
@@ -77,7 +77,7 @@ beforeAll(async () => {
   docs = serveDocs(root, { out: join(dir, 'index.html'), force: true });
   const table = freshTableName();
   await createBudgetTable(dynamoEndpoint(), table);
-  api = await startApi(localConfig(readerUrl(), dynamoEndpoint(), { BUDGET_TABLE: table, LOG_LEVEL: 'ERROR' }), 0, '127.0.0.1', docs.pages);
+  api = await startApi(testConfig(readerUrl(), { BUDGET_TABLE: table }), 0, '127.0.0.1', docs.pages);
   await docs.ready;
   browser = await chromium.launch({ executablePath: chromiumPath, args: CHROMIUM_ARGS });
   const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });

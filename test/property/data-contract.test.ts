@@ -13,9 +13,9 @@ import { getMetricsTimeseries } from '#shared/reads/figures/timeseries.js';
 import { getAnalysis, listAnalyses } from '#shared/reads/identity/analyses.js';
 import { reads } from '#shared/reads/registry.js';
 import { matchPath } from '#shared/rest/paths.js';
-import { freshTableName, type LocalApi, localConfig, startApi } from '../../local/stack.js';
+import { freshTableName, type LocalApi, startApi } from '../../local/stack.js';
 import { createBudgetTable } from '../../local/stores.js';
-import { call, dynamoEndpoint, expectError, expectServed, type Reply } from '../support/api.js';
+import { call, dynamoEndpoint, expectError, expectServed, type Reply, testConfig } from '../support/api.js';
 import { warmOpenApiValidators } from '../support/openapi.js';
 import {
   type AnalysisRows,
@@ -58,7 +58,7 @@ beforeAll(async () => {
   store = await startWritableStore('geo_test_property');
   const table = freshTableName();
   await createBudgetTable(dynamoEndpoint(), table);
-  api = await startApi(localConfig(store.readerUrl, dynamoEndpoint(), { LOG_LEVEL: 'ERROR', BUDGET_TABLE: table }));
+  api = await startApi(testConfig(store.readerUrl, { BUDGET_TABLE: table }));
 }, 120_000);
 afterAll(async () => {
   await api?.close();

@@ -6,10 +6,10 @@ import { getRun } from '#shared/reads/catalog/runs.js';
 import { listGroupPrompts } from '#shared/reads/figures/groups.js';
 import { getAnalysis } from '#shared/reads/identity/analyses.js';
 import type { Queryable } from '#shared/store/queryable.js';
-import { freshTableName, type LocalApi, localConfig, startApi } from '../../local/stack.js';
+import { freshTableName, type LocalApi, startApi } from '../../local/stack.js';
 import { createBudgetTable } from '../../local/stores.js';
 import { connect, withoutRateLimit } from '../mcp/support.js';
-import { call, dynamoEndpoint, expectError, expectServed } from '../support/api.js';
+import { call, dynamoEndpoint, expectError, expectServed, testConfig } from '../support/api.js';
 import { warmOpenApiValidators } from '../support/openapi.js';
 import { type Dataset, wipe, writeDataset } from './dataset.js';
 import { startWritableStore, type WritableStore } from './writable-store.js';
@@ -101,7 +101,7 @@ beforeAll(async () => {
   });
   const table = freshTableName();
   await createBudgetTable(dynamoEndpoint(), table);
-  api = await startApi(localConfig(store.readerUrl, dynamoEndpoint(), { LOG_LEVEL: 'ERROR', BUDGET_TABLE: table }));
+  api = await startApi(testConfig(store.readerUrl, { BUDGET_TABLE: table }));
   mcp = await connect(api, SECRET);
 }, 120_000);
 afterAll(async () => {

@@ -2,6 +2,7 @@ import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { expect } from '@jest/globals';
 import type { z } from 'zod';
 import type { DemoManifest } from '#shared/admin/demo.js';
+import type { Config } from '#shared/config/service.js';
 import { freshTableName, type LocalApi, localConfig, startApi } from '../../local/stack.js';
 import { createBudgetTable } from '../../local/stores.js';
 import { expectMatchesOpenApi, warmOpenApiValidators } from './openapi.js';
@@ -11,20 +12,25 @@ export const readerUrl = (): string => process.env.TEST_READER_URL as string;
 export const dynamoEndpoint = (): string => process.env.TEST_DYNAMODB_ENDPOINT as string;
 
 /**
+ * The local stack's configuration for a test's own API: quiet logs, and the budget's bound raised. Its
+ * deployed bound (1 s) is for a warm Lambda; under a full parallel test run on two cores dynalite can take
+ * longer, and a test that is not about the budget must not read a 503 it did not ask for. Tests about the
+ * bound set BUDGET_TIMEOUT_MS themselves. `overrides` are environment values (see shared/config/service.ts).
+ */
+export function testConfig(reader: string, overrides: Record<string, string> = {}): Config {
+  return localConfig(reader, dynamoEndpoint(), { LOG_LEVEL: 'ERROR', BUDGET_TIMEOUT_MS: '5000', ...overrides });
+}
+
+/**
  * An API on top of the shared stores, with its own budget table so that files do not spend each
- * other's budget. `overrides` are environment values (see shared/config/service.ts).
+ * other's budget.
  */
 export async function startTestApi(overrides: Record<string, string> = {}): Promise<LocalApi> {
   // Before any request is in flight, so call()'s checks never compile inside a burst (see openapi.ts).
   warmOpenApiValidators();
   const table = overrides.BUDGET_TABLE ?? freshTableName();
   if (!overrides.DYNAMODB_ENDPOINT) await createBudgetTable(dynamoEndpoint(), table);
-  // The budget's deployed bound (1 s) is for a warm Lambda; under a full parallel test run on two cores
-  // dynalite can take longer, and a test that is not about the budget must not read a 503 it did not ask
-  // for. Tests about the bound set BUDGET_TIMEOUT_MS themselves.
-  return startApi(
-    localConfig(readerUrl(), dynamoEndpoint(), { LOG_LEVEL: 'ERROR', BUDGET_TIMEOUT_MS: '5000', ...overrides, BUDGET_TABLE: table }),
-  );
+  return startApi(testConfig(readerUrl(), { ...overrides, BUDGET_TABLE: table }));
 }
 
 /** How many budget counter items (not the free-message bound's) a budget table of the shared dynalite holds. */

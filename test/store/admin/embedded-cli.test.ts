@@ -6,9 +6,9 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import pg from 'pg';
 import { ownerTransactions } from '../../../local/owner-session.js';
-import { freshTableName, type LocalApi, localConfig, startApi } from '../../../local/stack.js';
+import { freshTableName, type LocalApi, startApi } from '../../../local/stack.js';
 import { createBudgetTable, type LocalStore } from '../../../local/stores.js';
-import { dynamoEndpoint } from '../../support/api.js';
+import { dynamoEndpoint, testConfig } from '../../support/api.js';
 import { startOwnEmbeddedStore } from '../../support/own-store.js';
 
 /**
@@ -29,9 +29,7 @@ beforeAll(async () => {
   store = await startOwnEmbeddedStore();
   const table = freshTableName();
   await createBudgetTable(dynamoEndpoint(), table);
-  api = await startApi(
-    localConfig(store.readerUrl, dynamoEndpoint(), { LOG_LEVEL: 'ERROR', BUDGET_TIMEOUT_MS: '5000', BUDGET_TABLE: table }),
-  );
+  api = await startApi(testConfig(store.readerUrl, { BUDGET_TABLE: table }));
   // What bin/start.ts writes, in a directory of the test's own (the CLI reads it from where it runs).
   cwd = await mkdtemp(join(tmpdir(), 'geo-admin-embedded-'));
   await mkdir(join(cwd, '.local'));
