@@ -3,13 +3,15 @@ import { type ApiError, InvalidRequest, toApiError } from '../errors.js';
 import { logFault } from '../log.js';
 import { spendBudget } from '../middleware/budget.js';
 import { type Call, settled, timed } from '../middleware/call-state.js';
+import { RESPONSE_ROOM_BYTES, responseBytes } from '../middleware/response-bound.js';
 import { MAX_OFFSET } from '../reads/contracts/common.js';
 import { prepareRead, readContext } from '../reads/execute.js';
+import { fitted } from '../reads/fit.js';
 import { type BudgetState, type RateLimit, rateLimitOf } from '../store/budget.js';
 import type { Services } from '../store/services.js';
 import { resultText } from './fence.js';
 import { RpcError } from './refusals.js';
-import { errorText, quoted } from './results.js';
+import { errorText, plainJsonText, quoted } from './results.js';
 import { callDef, type Slice } from './tools.js';
 
 const budgetMeta = (budget: BudgetState | undefined): Record<string, unknown> => (budget ? { rate_limit: rateLimitOf(budget) } : {});
@@ -18,9 +20,16 @@ const budgetMeta = (budget: BudgetState | undefined): Record<string, unknown> =>
  * tools/call: spends one call of the budget, then the same path as REST (prepareRead, then the read);
  * every refusal, the budget's included, is an isError result whose text a host can show as is.
  * `args` are the arguments as the request carried them (own keys, __proto__ included), not as the
- * SDK re-parsed them, so an argument REST would refuse is refused here too.
+ * SDK re-parsed them, so an argument REST would refuse is refused here too. `replyId` is the id of the
+ * JSON-RPC reply that will carry the result: a page too large to send with it is cut (ReadDef.cut).
  */
-export async function callTool(services: Services, call: Call, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+export async function callTool(
+  services: Services,
+  call: Call,
+  name: string,
+  args: Record<string, unknown>,
+  replyId: unknown = null,
+): Promise<CallToolResult> {
   const def = callDef(name);
   // An unknown tool is a protocol error (MCP spec, "Error Handling"), not a tool failure.
   if (!def) throw new RpcError(INVALID_PARAMS, `Unknown tool: ${quoted(name)}. Call tools/list for the available tools.`);
@@ -37,13 +46,24 @@ export async function callTool(services: Services, call: Call, name: string, arg
       page && read.runPage ? read.runPage(ctx, prepared.input, page) : read.run(ctx, prepared.input),
     );
     const body = page && !read.runPage ? sliced(whole as WholeList, page) : whole;
-    const structured = { ...(def.structured(body) as Record<string, unknown>), rate_limit: rateLimitOf(budget) };
-    return { content: [{ type: 'text', text: resultText(def, structured) }], structuredContent: structured, _meta: budgetMeta(budget) };
+    const result = (served: unknown): CallToolResult => {
+      const structured = { ...(def.structured(served) as Record<string, unknown>), rate_limit: rateLimitOf(budget) };
+      return { content: [{ type: 'text', text: resultText(def, structured) }], structuredContent: structured, _meta: budgetMeta(budget) };
+    };
+    if (!read.cut) return result(body);
+    return result(fitted(body, read.cut, (served) => replyBytes(replyId, result(served)), RESPONSE_ROOM_BYTES));
   } catch (err) {
     logFault(err, call.requestId, { tool: name });
     return errorResult(toApiError(err), call);
   }
 }
+
+/**
+ * What a result weighs as the function returns it: in the JSON-RPC reply to `id` as the handler writes
+ * it (plainRpcBody), the reply once more as a JSON string in the response.
+ */
+const replyBytes = (id: unknown, result: CallToolResult): number =>
+  responseBytes(plainJsonText(JSON.stringify({ result, jsonrpc: '2.0', id })));
 
 interface WholeList {
   items: unknown[];

@@ -31,7 +31,7 @@ export function mcpServer(services: Services, call: Call, message: Record<string
   server.setRequestHandler('tools/list', () => ({ tools: toolList() }));
   server.setRequestHandler('tools/call', (request) => {
     const raw = isPlainObject(message.params) ? message.params.arguments : undefined;
-    return callTool(services, call, request.params.name, isPlainObject(raw) ? raw : (request.params.arguments ?? {}));
+    return callTool(services, call, request.params.name, isPlainObject(raw) ? raw : (request.params.arguments ?? {}), message.id ?? null);
   });
   server.setRequestHandler('prompts/list', () => ({ prompts: promptList() }));
   server.setRequestHandler('prompts/get', (request) => getPrompt(request.params.name, request.params.arguments ?? {}));

@@ -9,11 +9,22 @@ export const LAMBDA_RESPONSE_BYTES = 6 * 1024 * 1024;
 /** Room for what the envelope adds after this step: the headers every response carries. */
 const HEADROOM_BYTES = 16 * 1024;
 
+/** What a response may weigh at this step, before the headers every response carries are added. */
+export const RESPONSE_ROOM_BYTES = LAMBDA_RESPONSE_BYTES - HEADROOM_BYTES;
+
 /**
  * JSON writes one UTF-16 unit of a string in at most 6 bytes (`\u001f`), so a body of fewer units than
  * this cannot make the response too large, and is not measured.
  */
-const UNMEASURED_UNITS = Math.floor((LAMBDA_RESPONSE_BYTES - HEADROOM_BYTES) / 6) - 4096;
+const UNMEASURED_UNITS = Math.floor(RESPONSE_ROOM_BYTES / 6) - 4096;
+
+/** What a response with this body weighs as the function returns it: the body once more as a JSON string. */
+export function responseBytes(body: string, statusCode = 200): number {
+  return Buffer.byteLength(JSON.stringify({ statusCode, headers: {}, body }));
+}
+
+/** Whether a response with this body can be returned, measured only when it could be too large. */
+export const withinResponse = (body: string): boolean => body.length < UNMEASURED_UNITS || responseBytes(body) <= RESPONSE_ROOM_BYTES;
 
 /** The cause a too-large reply is logged with: its size and the bound. */
 export class ResponseTooLarge extends Error {
@@ -29,9 +40,10 @@ export class ResponseTooLarge extends Error {
 /**
  * A reply the function could not return: past 6 MB, Lambda fails the invocation and API Gateway answers
  * its own bare 500, without the error envelope, the request id or the log line saying why. The data
- * contract bounds what one answer, one prompt and one catalogue weigh; what it does not bound (the
- * engines an analysis collects from) could still make a legal page too large. Such a reply becomes
- * internal_error here, with its size logged, so the caller gets the envelope and the request id to report.
+ * contract bounds what one answer, one prompt and one catalogue weigh, and a page that could outgrow the
+ * limit is cut to fit before it gets here (shared/reads/fit.ts); what nothing bounds (one prompt's
+ * figures over as many engines as an analysis names) could still make a reply too large. Such a reply
+ * becomes internal_error here, with its size logged, so the caller gets the envelope and the request id.
  */
 export function responseBoundMiddleware(): MiddlewareObj<Event, Result, Error, CallContext> {
   return {
@@ -40,7 +52,7 @@ export function responseBoundMiddleware(): MiddlewareObj<Event, Result, Error, C
       const response = request.response;
       if (!response || (response.body ?? '').length < UNMEASURED_UNITS) return;
       const bytes = Buffer.byteLength(JSON.stringify(response));
-      if (bytes > LAMBDA_RESPONSE_BYTES - HEADROOM_BYTES) throw new InternalError(new ResponseTooLarge(bytes, LAMBDA_RESPONSE_BYTES));
+      if (bytes > RESPONSE_ROOM_BYTES) throw new InternalError(new ResponseTooLarge(bytes, LAMBDA_RESPONSE_BYTES));
     },
   };
 }

@@ -48,6 +48,13 @@ export interface ReadDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodTyp
    * list. Without it MCP runs `run` and cuts its items.
    */
   runPage?(ctx: ReadContext, input: z.infer<I>, page: { limit: number; offset: number }): Promise<z.infer<O>>;
+  /**
+   * A page read whose reply can outgrow what a function may return (its items grow with the engines of
+   * the analysis, which nothing bounds): the reply with its first `items` items only, as a page of them
+   * would be (`truncated` true, anything computed over the page computed again). Each face cuts a reply
+   * too large to send (shared/reads/fit.ts); the caller continues at offset + items.length.
+   */
+  cut?(reply: z.infer<O>, items: number): z.infer<O>;
 }
 
 export function defineRead<I extends z.ZodObject, O extends z.ZodType>(def: ReadDef<I, O>): ReadDef<I, O> {

@@ -5,7 +5,9 @@ import { budgetMiddleware } from '../middleware/budget.js';
 import { type CallContext, settled, timed } from '../middleware/call-state.js';
 import type { Event, Result } from '../middleware/response.js';
 import { jsonResponse } from '../middleware/response.js';
+import { RESPONSE_ROOM_BYTES, responseBytes, withinResponse } from '../middleware/response-bound.js';
 import { prepareRead, readContext } from '../reads/execute.js';
+import { fitted } from '../reads/fit.js';
 import type { ReadDef } from '../reads/types.js';
 import type { Services } from '../store/services.js';
 import { BASE_PATH } from './paths.js';
@@ -56,7 +58,13 @@ export function restHandler(own: readonly ReadDef[], services: Services) {
       const call = context.call;
       const { input, analysis } = settled(call, 'prepared');
       const ctx = readContext(services, call.requestId, settled(call, 'caller'), settled(call, 'budget'), analysis);
-      const body = await timed(call, 'data', () => settled(call, 'read').run(ctx, input));
-      return jsonResponse(200, body);
+      const read = settled(call, 'read');
+      const reply = await timed(call, 'data', () => read.run(ctx, input));
+      const body = JSON.stringify(reply);
+      if (!read.cut || withinResponse(body)) return { statusCode: 200, headers: {}, body };
+      return jsonResponse(
+        200,
+        fitted(reply, read.cut, (page) => responseBytes(JSON.stringify(page)), RESPONSE_ROOM_BYTES),
+      );
     });
 }

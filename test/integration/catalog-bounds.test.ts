@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { listPrompts } from '#shared/reads/catalog/prompts.js';
+import { listGroupPrompts } from '#shared/reads/figures/groups.js';
 import type { Queryable } from '#shared/store/queryable.js';
 import { freshTableName, type LocalApi, startApi } from '../../local/stack.js';
 import { createBudgetTable, type LocalStore } from '../../local/stores.js';
@@ -24,7 +25,11 @@ const LAMBDA_LIMIT = 6 * 1024 * 1024;
 const worst = (n: number) => '\u0001'.repeat(n);
 
 const GROUP = 'e2000000-0000-4000-8000-000000000001';
+/** Engines added to the analysis: enough that a full page of the group's prompts outgrows 6 MB on REST too. */
+const EXTRA_ENGINES = 15;
 let refusal: { code?: string; message: string } | undefined;
+/** The group's prompts in creation order, as written. */
+let groupPrompts: string[] = [];
 let slug: string;
 
 /** Through the owner connection, as the product writes: the analysis filled to its bound, then one more. */
@@ -44,6 +49,19 @@ async function writeCatalogue(db: Queryable): Promise<void> {
        FROM generate_series(1, $5::int) n`,
     [a.id, GROUP, worst(BOUND.text), worst(BOUND.language), BOUND.prompts - a.n],
   );
+  groupPrompts = (await db.query<{ id: string }>('SELECT id FROM prompts WHERE group_id = $1 ORDER BY created_at, id', [GROUP])).rows.map(
+    (r) => r.id,
+  );
+  // Engines past the six every size of docs/mcp.md is measured at: nothing in the store bounds them, and
+  // each adds its figures to every prompt of a group's page.
+  await db.query(
+    `INSERT INTO engines (key, name) SELECT 'extra_' || n, 'Extra engine ' || n FROM generate_series(1, $1::int) n ON CONFLICT DO NOTHING`,
+    [EXTRA_ENGINES],
+  );
+  await db.query(`UPDATE analyses SET engines = engines || ARRAY(SELECT 'extra_' || n FROM generate_series(1, $2::int) n) WHERE id = $1`, [
+    a.id,
+    EXTRA_ENGINES,
+  ]);
   try {
     await db.query(
       `INSERT INTO prompts (id, analysis_id, text, language, created_at) VALUES (gen_random_uuid(), $1, 'One more', 'en', now())`,
@@ -131,5 +149,53 @@ describe('the largest catalogue the store accepts stays under 6 MB', () => {
     const lambda = lambdaBytes(reply);
     console.log(`largest catalogue, MCP list_prompts page of ${max}: Lambda response ${lambda} bytes`);
     expect(lambda).toBeLessThan(LAMBDA_LIMIT);
+  });
+});
+
+type PromptPage = { items: Array<{ prompt: { id: string }; engines: unknown[] }>; total: number; truncated: boolean };
+
+describe("a page of a group's prompts outgrowing 6 MB is cut to fit, and the next page goes on from it", () => {
+  test('REST limit 200: fewer prompts, truncated, under 6 MB; the next offset continues without a gap', async () => {
+    const path = `/analyses/${slug}/groups/${GROUP}/prompts?window=90d`;
+    const first = await call(api, `${path}&limit=200`, key);
+    const page = expectServed(first, listGroupPrompts.output) as PromptPage;
+    const lambda = lambdaBytes(first);
+    console.log(
+      `group prompts, REST limit 200 at ${page.items[0]?.engines.length} engines: ${page.items.length} prompts, Lambda response ${lambda} bytes`,
+    );
+    expect(lambda).toBeLessThan(LAMBDA_LIMIT);
+    expect(page.items.length).toBeGreaterThan(0);
+    expect(page.items.length).toBeLessThan(200);
+    expect(page.truncated).toBe(true);
+    const next = expectServed(await call(api, `${path}&offset=${page.items.length}&limit=1`, key), listGroupPrompts.output) as PromptPage;
+    const whole = groupPrompts;
+    expect([...page.items, ...next.items].map((i) => i.prompt.id)).toEqual(whole.slice(0, page.items.length + 1));
+  });
+
+  test('MCP limit 200 (its result carried twice): every page under 6 MB, the pages together every prompt once, in order', async () => {
+    const seen: string[] = [];
+    const sizes: number[] = [];
+    let offset = 0;
+    for (let pages = 0; pages < 50; pages++) {
+      const reply = await rpc(
+        api,
+        key,
+        toolCall('list_group_prompts', { analysis: slug, group: GROUP, window: '90d', limit: 200, offset }),
+      );
+      const result = reply.body.result as CallToolResult;
+      expect(result.isError).toBeFalsy();
+      sizes.push(lambdaBytes(reply));
+      const page = result.structuredContent as PromptPage;
+      seen.push(...page.items.map((i) => i.prompt.id));
+      offset += page.items.length;
+      if (!page.truncated) break;
+      expect(page.items.length).toBeLessThan(200);
+    }
+    console.log(
+      `group prompts, MCP limit 200: pages of ${seen.length} prompts in ${sizes.length} calls, Lambda responses up to ${Math.max(...sizes)} bytes`,
+    );
+    expect(Math.max(...sizes)).toBeLessThan(LAMBDA_LIMIT);
+    expect(sizes.length).toBeGreaterThan(1);
+    expect(seen).toEqual(groupPrompts);
   });
 });

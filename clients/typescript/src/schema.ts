@@ -164,7 +164,7 @@ export interface paths {
         };
         /**
          * Prompts of a group with per-engine metrics
-         * @description The prompts in one group now, each with its headline figures over all engines and per engine: the only per-prompt figures. Use it for the questions behind a group. Paged by limit and offset in creation order. A prompt weighs about 2.2 KB per engine, so a large page can exceed what an assistant shows whole: at 6 engines ask for at most 2.
+         * @description The prompts in one group now, each with its headline figures over all engines and per engine. Use it for per-prompt figures. Paged by limit and offset in creation order; next page at offset + items returned. A prompt weighs about 2.2 KB per engine, so a large page can exceed what an assistant shows whole: at 6 engines ask for at most 2.
          *
          *     MCP tool: `list_group_prompts`.
          */
@@ -793,7 +793,7 @@ export interface components {
              */
             prompts: number;
         } & components["schemas"]["headline_metrics"];
-        /** @description Prompts of one group (or of none) at question grain, with per-engine metrics over the window; ordered by creation, paged by limit and offset on a single page (next_cursor null). */
+        /** @description Prompts of one group (or of none) at question grain, with per-engine metrics over the window; ordered by creation, paged by limit and offset on a single page (next_cursor null). A page too large for one response holds fewer than limit prompts (truncated true): the next page starts at offset + the items returned. */
         group_prompt_list: {
             context: components["schemas"]["measurement_context"];
             items: components["schemas"]["prompt_metrics"][];

@@ -100,7 +100,7 @@ const promptItem = z
 export const groupPromptListSchema = figureListOf(
   promptItem,
   'group_prompt_list',
-  'Prompts of one group (or of none) at question grain, with per-engine metrics over the window; ordered by creation, paged by limit and offset on a single page (next_cursor null).',
+  'Prompts of one group (or of none) at question grain, with per-engine metrics over the window; ordered by creation, paged by limit and offset on a single page (next_cursor null). A page too large for one response holds fewer than limit prompts (truncated true): the next page starts at offset + the items returned.',
 );
 
 type PromptRow = Sums & { period: number; prompt_id: string; engine: string };
@@ -127,8 +127,8 @@ export const listGroupPrompts = defineRead({
   path: '/analyses/{analysis}/groups/{group}/prompts',
   summary: 'Prompts of a group with per-engine metrics',
   description:
-    'The prompts in one group now, each with its headline figures over all engines and per engine: the only per-prompt figures. Use it for the questions behind a group. ' +
-    `Paged by limit and offset in creation order. A prompt weighs about ${GROUP_PROMPT_SIZE.engineBytes / 1000} KB per engine, so a large page can exceed what an assistant shows whole: at ${GROUP_PROMPT_SIZE.engines} engines ask for at most ${GROUP_PROMPT_SIZE.limit}.`,
+    'The prompts in one group now, each with its headline figures over all engines and per engine. Use it for per-prompt figures. ' +
+    `Paged by limit and offset in creation order; next page at offset + items returned. A prompt weighs about ${GROUP_PROMPT_SIZE.engineBytes / 1000} KB per engine, so a large page can exceed what an assistant shows whole: at ${GROUP_PROMPT_SIZE.engines} engines ask for at most ${GROUP_PROMPT_SIZE.limit}.`,
   input: z
     .strictObject({
       analysis: analysisParam,
@@ -211,4 +211,6 @@ export const listGroupPrompts = defineRead({
       total: totalPrompts,
     });
   },
+  // The prompts kept are the page: their tests corrected together again, the rest left for the next page.
+  cut: (reply, items) => corrected({ ...reply, items: reply.items.slice(0, items), truncated: true }),
 });

@@ -675,7 +675,7 @@ class PromptMetrics(TypedDict):
 
 
 class GroupPromptList(TypedDict):
-    """Prompts of one group (or of none) at question grain, with per-engine metrics over the window; ordered by creation, paged by limit and offset on a single page (next_cursor null)."""
+    """Prompts of one group (or of none) at question grain, with per-engine metrics over the window; ordered by creation, paged by limit and offset on a single page (next_cursor null). A page too large for one response holds fewer than limit prompts (truncated true): the next page starts at offset + the items returned."""
 
     context: MeasurementContext
     items: List[PromptMetrics]
@@ -1214,7 +1214,7 @@ class Reads:
     def list_group_prompts(self, analysis: str, group: str, *, window: Literal["last-run", "7d", "14d", "30d", "90d", "all"] | None = None, from_: str | None = None, to: str | None = None, limit: int | None = None, offset: int | None = None) -> GroupPromptList:
         """Prompts of a group with per-engine metrics.
 
-        The prompts in one group now, each with its headline figures over all engines and per engine: the only per-prompt figures. Use it for the questions behind a group. Paged by limit and offset in creation order. A prompt weighs about 2.2 KB per engine, so a large page can exceed what an assistant shows whole: at 6 engines ask for at most 2.
+        The prompts in one group now, each with its headline figures over all engines and per engine. Use it for per-prompt figures. Paged by limit and offset in creation order; next page at offset + items returned. A prompt weighs about 2.2 KB per engine, so a large page can exceed what an assistant shows whole: at 6 engines ask for at most 2.
 
         Args:
             analysis: Analysis slug or id, from list_analyses.
