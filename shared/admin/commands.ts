@@ -130,6 +130,19 @@ async function planExists(db: Queryable, key: string): Promise<void> {
   if (rows.length === 0) throw new AdminError('plan_not_found', `plan "${key}" does not exist (create it with: plan put --key ${key} ...)`);
 }
 
+/** One command run as a step of another, its refusal naming the step. */
+async function step(db: Queryable, name: string, values: Values): Promise<AdminOutcome> {
+  const command = COMMANDS.find((c) => c.name === name);
+  if (!command) throw new AdminUsageError(`unknown command "${name}"`);
+  try {
+    return await command.run(db, values);
+  } catch (err) {
+    if (err instanceof AdminError) throw new AdminError(err.code, `${name}: ${err.message}`);
+    if (err instanceof KeyAdminError) throw new KeyAdminError(err.code, `${name}: ${err.message}`);
+    throw err;
+  }
+}
+
 const COMMANDS: Command[] = [
   {
     name: 'plan put',
@@ -193,6 +206,32 @@ const COMMANDS: Command[] = [
       );
       if (!rows[0]) throw new AdminError('workspace_exists', `workspace "${slug}" already exists`);
       return { result: { id, slug, name, plan }, text: `Created workspace ${slug} (${name}) on plan ${plan}: ${id}` };
+    },
+  },
+  {
+    name: 'workspace setup',
+    usage:
+      'workspace setup --slug SLUG --name NAME --plan PLAN_KEY --owner EMAIL [--owner-name NAME]   (a workspace, its owner and a workspace key in one command)',
+    options: { slug: str, name: str, plan: str, owner: str, 'owner-name': str },
+    check(v) {
+      for (const flag of ['slug', 'name', 'plan', 'owner']) need(v, flag);
+    },
+    // The four commands a new workspace takes, in their order, each as it runs alone: a refusal stops the
+    // rest, and says which step it was (what came before it stays; the rest is the same commands by hand).
+    async run(db, v) {
+      const owner = need(v, 'owner');
+      const workspace = await step(db, 'workspace create', { slug: v.slug, name: v.name, plan: v.plan });
+      const { rows } = await db.query('SELECT 1 FROM users WHERE lower(email) = lower($1)', [owner]);
+      const user =
+        rows.length === 0
+          ? await step(db, 'user create', { email: owner, name: typeof v['owner-name'] === 'string' ? v['owner-name'] : owner })
+          : { result: { email: owner, existing: true }, text: `Using the existing user ${owner}.` };
+      const member = await step(db, 'member add', { workspace: v.slug, user: owner, role: 'owner' });
+      const key = await step(db, 'key create', { workspace: v.slug, creator: owner, name: 'setup', scope: 'workspace' });
+      return {
+        result: { workspace: workspace.result, user: user.result, member: member.result, key: key.result },
+        text: [workspace, user, member, key].map((o) => o.text).join('\n'),
+      };
     },
   },
   {

@@ -49,30 +49,29 @@ async function admin(...args: string[]): Promise<any> {
 }
 
 describe('npm run admin against the embedded store of npm start', () => {
-  test('a workspace, its owner and a key, one command each; the key then answers /me', async () => {
+  test('a workspace, its owner and a key in one command (workspace setup); the key then answers /me', async () => {
     const plans = await admin('plan', 'list');
     const plan = plans[0].key as string;
-    await admin('workspace', 'create', '--slug', 'my-own', '--name', 'My own', '--plan', plan);
-    await admin('user', 'create', '--email', 'me@my-own.test', '--name', 'Me');
-    await admin('member', 'add', '--workspace', 'my-own', '--user', 'me@my-own.test', '--role', 'owner');
-    const key = await admin(
-      'key',
-      'create',
-      '--workspace',
-      'my-own',
-      '--creator',
-      'me@my-own.test',
-      '--name',
-      'local',
-      '--scope',
-      'workspace',
-    );
-    const secret = Object.values(key).find((v): v is string => typeof v === 'string' && v.startsWith('geo_live_'));
-    expect(secret).toBeDefined();
-
-    const me = await fetch(`${api.baseUrl}/me`, { headers: { authorization: `Bearer ${secret}` } });
+    const setup = await admin('workspace', 'setup', '--slug', 'my-own', '--name', 'My own', '--plan', plan, '--owner', 'me@my-own.test');
+    expect({ workspace: setup.workspace.slug, owner: setup.member.user, role: setup.member.role }).toEqual({
+      workspace: 'my-own',
+      owner: 'me@my-own.test',
+      role: 'owner',
+    });
+    const me = await fetch(`${api.baseUrl}/me`, { headers: { authorization: `Bearer ${setup.key.secret}` } });
     const body = await me.json();
-    expect({ status: me.status, workspace: body.workspace?.slug }).toEqual({ status: 200, workspace: 'my-own' });
+    expect({ status: me.status, workspace: body.workspace?.slug, scope: body.key?.scope }).toEqual({
+      status: 200,
+      workspace: 'my-own',
+      scope: 'workspace',
+    });
+    // Again with the same slug: refused at its first step, which the message names; nothing else is made.
+    const again = admin('workspace', 'setup', '--slug', 'my-own', '--name', 'Other', '--plan', plan, '--owner', 'other@my-own.test');
+    await expect(again).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('refused (workspace_exists): workspace create: workspace "my-own" already exists'),
+    });
+    expect((await admin('key', 'list', '--workspace', 'my-own')).length).toBe(1);
   }, 120_000);
 
   test("the service's connections still read as the read-only role afterwards, and cannot write", async () => {
