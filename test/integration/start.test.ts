@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { afterAll, expect, test } from '@jest/globals';
 import { SDK_NODE_WARNING_OFF } from '../../local/node-notice.js';
@@ -86,3 +87,30 @@ test('npm start serves the API with the demo and prints working keys', async () 
   expect(docs.headers.get('content-type')).toBe('text/html; charset=utf-8');
   expect(await docs.text()).toContain('GEO measurement API reference');
 }, 180_000);
+
+/**
+ * What `npm ci` checks before it warns EBADENGINE: every installed package's `engines.node` against the
+ * Node running it. Here against both ends of what the project runs on, whichever Node runs the test: the
+ * oldest package.json allows and the major .nvmrc names (the Lambda runtime's).
+ */
+test('every installed package admits the oldest Node package.json allows and the .nvmrc major', async () => {
+  const semver = (await import('semver')).default;
+  const root = JSON.parse(await readFile('package.json', 'utf8')) as { engines: { node: string } };
+  const oldest = semver.minVersion(root.engines.node)?.version;
+  const lambda = `${(await readFile('.nvmrc', 'utf8')).trim()}.0.0`;
+  const lock = JSON.parse(await readFile('package-lock.json', 'utf8')) as {
+    packages: Record<string, { engines?: { node?: string } | string[] }>;
+  };
+  const refused: string[] = [];
+  for (const [path, entry] of Object.entries(lock.packages)) {
+    const range = Array.isArray(entry.engines) ? undefined : entry.engines?.node;
+    if (!path || !range || !existsSync(path)) continue;
+    for (const node of [oldest, lambda])
+      if (node && !semver.satisfies(node, range, { includePrerelease: true })) refused.push(`${path} (${range}) refuses Node ${node}`);
+  }
+  expect({ oldest, lambda, refused }).toEqual({
+    oldest: expect.stringMatching(/^\d+\.\d+\.\d+$/),
+    lambda: expect.any(String),
+    refused: [],
+  });
+});
