@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { listPrompts } from '#shared/reads/catalog/prompts.js';
@@ -92,9 +93,11 @@ afterAll(async () => {
 });
 
 describe('an analysis holds at most 500 prompts (migration 014)', () => {
-  test('the 501st is refused by the database (23514 prompts_per_analysis)', () => {
+  test('the 501st is refused by the database (23514 prompts_per_analysis), and the document says 500', async () => {
     expect(refusal).toMatchObject({ code: '23514' });
     expect(refusal?.message).toContain('"prompts_per_analysis"');
+    const document = JSON.parse(await readFile('openapi/openapi.json', 'utf8'));
+    expect(document.components.schemas.prompt_catalog.properties.items.maxItems).toBe(BOUND.prompts);
   });
 });
 

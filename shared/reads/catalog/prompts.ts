@@ -22,10 +22,17 @@ const promptItem = z
     description: 'A prompt of the analysis, with its group, language, creation date and whether it names the tracked brand.',
   });
 
+/**
+ * The most prompts an analysis holds: the store refuses one more (constraint prompts_per_analysis), so the
+ * catalogue, one reply, stays within what a function may answer (docs/data-contract.md#bounds).
+ */
+export const PROMPTS_PER_ANALYSIS = 500;
+
 const promptCatalog = listOf(
   promptItem,
   'prompt_catalog',
   'Every prompt of the analysis, with its group, language and creation date, in one page (next_cursor null, truncated false). No metrics: question-grain figures exist only on the prompts of a group (group_prompt_list).',
+  PROMPTS_PER_ANALYSIS,
 );
 
 interface PromptRow {

@@ -52,10 +52,10 @@ export const cursorParam = z
   .describe('next_cursor of the previous page, unchanged (bound to its read, analysis, key and window).');
 
 /** docs/contract.md#list-envelope: items plus next_cursor, truncated, total. */
-export function listOf<T extends z.ZodType>(item: T, id: string, description: string) {
+export function listOf<T extends z.ZodType>(item: T, id: string, description: string, maxItems?: number) {
   return z
     .object({
-      items: z.array(item),
+      items: maxItems === undefined ? z.array(item) : z.array(item).max(maxItems),
       next_cursor: z.string().nullable().describe('Cursor for the next page; null at the end, and always null on single-page reads.'),
       truncated: z.boolean().describe('True when more rows exist than were returned.'),
       total: z.number().int().min(0).describe('Total number of items, over all pages.'),
