@@ -35,9 +35,16 @@ const here = dirname(fileURLToPath(import.meta.url));
  */
 async function gather(o: DashboardOptions): Promise<unknown> {
   const get = async (path: string) => {
-    const res = await fetch(`${o.baseUrl}/analyses/${encodeURIComponent(o.analysis)}${path}`, {
-      headers: { authorization: `Bearer ${o.key}` },
-    });
+    const send = () =>
+      fetch(`${o.baseUrl}/analyses/${encodeURIComponent(o.analysis)}${path}`, { headers: { authorization: `Bearer ${o.key}` } });
+    let res = await send();
+    // A 503 is transient (the budget counter or the store did not answer in time): once more after the
+    // delay it names, as the clients do.
+    if (res.status === 503) {
+      await res.body?.cancel();
+      await new Promise((resolve) => setTimeout(resolve, 1000 * Number(res.headers.get('retry-after') ?? 1)));
+      res = await send();
+    }
     const body = (await res.json()) as { error?: { code: string; message: string } };
     if (!res.ok) throw new Error(`${path}: ${res.status} ${body.error?.code ?? ''} ${body.error?.message ?? ''}`);
     return body as Record<string, unknown>;

@@ -135,7 +135,10 @@ describe(`the page in Chromium${SKIPPED}`, () => {
   }
 
   maybe('draws visibility per day with its band, and rings exactly the day-to-day moves the API flags after correction', async () => {
-    expect(await page.getAttribute('body', 'data-ready')).toBe('true');
+    expect({ ready: await page.getAttribute('body', 'data-ready'), error: await page.textContent('#error') }).toEqual({
+      ready: 'true',
+      error: '',
+    });
     expect(await page.locator('svg polygon.band').count()).toBeGreaterThan(0);
     const { ringed, uncorrected } = await expectRings(page, data.series);
     // The correction only takes flags away: every ring is among the moves significant before it.
@@ -214,7 +217,10 @@ describe(`the page in Chromium${SKIPPED}`, () => {
     const never = await startDashboard({ baseUrl: api.baseUrl, key: key(), analysis: manifest.analyses.never_collected });
     try {
       const p = await open(never.url, { width: 1040, height: 900 });
-      expect(await p.getAttribute('body', 'data-ready')).toBe('true');
+      expect({ ready: await p.getAttribute('body', 'data-ready'), error: await p.textContent('#error') }).toEqual({
+        ready: 'true',
+        error: '',
+      });
       expect(await p.locator('[data-state="never_collected"]').textContent()).toContain('No collection yet');
       expect(await p.locator('#measured').isVisible()).toBe(false);
       const text = (await p.locator('body').innerText()).toLowerCase();

@@ -110,6 +110,14 @@ afterAll(async () => {
 });
 
 (chromiumPath ? describe : describe.skip)(`the reference page${SKIPPED}`, () => {
+  test('the base URL links it, beside the document and the MCP endpoint, where the stack serves it', async () => {
+    const index = await (await fetch(`${api.baseUrl}/`)).json();
+    expect(index.links).toEqual({ openapi: '/api/v1/openapi.json', mcp: '/api/v1/mcp', reference: '/docs' });
+    const linked = await fetch(new URL(index.links.reference, api.url));
+    expect(linked.status).toBe(200);
+    expect(await linked.text()).toContain('<title>GEO measurement API reference</title>');
+  });
+
   test('GET /docs serves one self-contained HTML page under a policy that forbids other origins', async () => {
     const res = await fetch(`${api.url}/docs`);
     const html = await res.text();
