@@ -1,10 +1,8 @@
--- A finished run's aggregates that no retry or concurrent call can corrupt.
---
--- finish_run_extraction (called by the pipeline) kept the month rows additively: it took the run's old
--- rows out of its month and added the new ones. Two calls for the same run at once (a pipeline retrying a
--- finishing transaction it believes timed out) each took out the rows as they saw them before the other
--- committed, so the month rows ended off by the change, for good, and a later call, subtracting and adding
--- the same run rows, could not see it. Now:
+-- A finished run's aggregates that no retry or concurrent call can corrupt: two finish_run_extraction
+-- calls for the same run at once (a pipeline retrying a finishing transaction it believes timed out), or
+-- one call after another, leave the month rows what the raw rows make them. A month row kept by adding
+-- and subtracting a run's rows could not promise that: two calls each take out what they saw before the
+-- other committed.
 --
 -- 1. Finishes are serialized per analysis (so per run): the function first takes a transaction-level
 --    advisory lock on the run's analysis (fig_lock_analysis). Under READ COMMITTED, the pipeline's level,

@@ -1,3 +1,4 @@
--- The catalogue read now says whether each prompt is branded: a new result type, so a new name
--- (api_prompt_catalog, functions/catalog.sql); the former one has no caller.
+-- The catalogue read says whether each prompt is branded. Its result type is new, so the read is a new
+-- function (api_prompt_catalog, functions/catalog.sql), and api_prompts, whose result lacked it and which
+-- nothing calls, is dropped.
 DROP FUNCTION IF EXISTS api_prompts(uuid);
