@@ -252,14 +252,14 @@ describe("the store's SQL: one home per read function", () => {
 
   test('a read function defined a second time, in a migration or another functions file, fails the rule (the check above can fail)', () => {
     const [functionsFile, text] = Object.entries(sql).find(([file]) => file.endsWith('/functions/figures.sql')) as [string, string];
-    const fig = text.slice(text.indexOf('CREATE OR REPLACE FUNCTION api_fig_metrics'));
+    const fig = text.slice(text.indexOf('CREATE OR REPLACE FUNCTION api_fig_headline'));
     const copy = fig.slice(0, fig.indexOf('$$;') + 3);
     expect(sqlRuleBreaches({ ...sql, 'shared/admin/sql/migrations/999_again.sql': copy })).toEqual([
-      `api_fig_metrics: a read function defined in ${functionsFile}, shared/admin/sql/migrations/999_again.sql`,
-      "api_fig_metrics: a read's function outside functions/",
+      `api_fig_headline: a read function defined in ${functionsFile}, shared/admin/sql/migrations/999_again.sql`,
+      "api_fig_headline: a read's function outside functions/",
     ]);
     expect(sqlRuleBreaches({ ...sql, 'shared/admin/sql/functions/other.sql': copy })).toEqual([
-      `api_fig_metrics: a read function defined in ${functionsFile}, shared/admin/sql/functions/other.sql`,
+      `api_fig_headline: a read function defined in ${functionsFile}, shared/admin/sql/functions/other.sql`,
     ]);
     const pure = 'CREATE FUNCTION fig_twice(d date) RETURNS date LANGUAGE sql IMMUTABLE AS $$ SELECT d $$;';
     expect(sqlRuleBreaches({ 'm/001_a.sql': pure, 'm/002_b.sql': pure.replace('CREATE', 'CREATE OR REPLACE') })).toEqual([

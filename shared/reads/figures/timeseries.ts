@@ -135,7 +135,7 @@ export const timeseriesSchema = z
 type Point = z.infer<typeof point>;
 
 type DayRow = Sums & { day: string; id: string; state: string; pending: number | null; has_rows: boolean };
-/** The order of a day's values as api_fig_series sends them (shared/admin/sql/functions/figures.sql). */
+/** The order of a day's values as api_fig_days sends them (shared/admin/sql/functions/figures.sql). */
 export const SERIES_COLUMNS = ['day', 'id', 'state', 'pending', 'has_rows', ...MEASURES] as const satisfies readonly (keyof DayRow)[];
 
 /** A point's rate with its Wilson interval; its move from the day before is in the point's change. */

@@ -486,8 +486,11 @@ describe("the runs' summary rows", () => {
       'e0000000-0000-4000-8000-0000000000a3',
     ];
     const changed = async () =>
-      (await one<{ common: { prompts_changed: boolean | null } }>(`api_fig_metrics($1, NULL, '2025-04-03', '2025-04-03')`, [I.analysis]))
-        .common.prompts_changed;
+      (
+        await one<{ common: { prompts_changed: boolean | null } }>(`api_fig_engines($1, NULL, '2025-04-03', '2025-04-03', false)`, [
+          I.analysis,
+        ])
+      ).common.prompts_changed;
     expect(await changed()).toBe(false);
     await stepwise.db.query(
       `INSERT INTO prompts (id, analysis_id, text, language, created_at) VALUES ($1, $2, 'Third?', 'en', '2025-01-01T03:00:00Z')`,
@@ -540,7 +543,7 @@ describe("the runs' summary rows", () => {
     expect(stored.rows[0]?.recipes).toEqual(engines.map((_, i) => recipe(i)));
     const common = (
       await one<{ common: { recipes: string[]; previous_recipes: string[] | null } }>(
-        `api_fig_metrics($1, NULL, '2025-04-05', '2025-04-05')`,
+        `api_fig_engines($1, NULL, '2025-04-05', '2025-04-05', false)`,
         [I.analysis],
       )
     ).common;
@@ -561,9 +564,10 @@ describe("the runs' summary rows", () => {
     for (const r of rows) expect([r.stored, r.digest_ok, r.sums_ok]).toEqual([r.of_engines, true, true]);
     expect(rows.find((r) => r.run_id === run.id)?.stored).toContain('extract-v9');
     const common = (
-      await one<{ common: { recipes: string[]; previous_recipes: string[] | null } }>(`api_fig_metrics($1, 'last-run', NULL, NULL)`, [
-        run.analysis_id,
-      ])
+      await one<{ common: { recipes: string[]; previous_recipes: string[] | null } }>(
+        `api_fig_engines($1, 'last-run', NULL, NULL, false)`,
+        [run.analysis_id],
+      )
     ).common;
     expect(common.recipes).toContain('extract-v9');
   });

@@ -1,5 +1,5 @@
 -- The figure reads' functions (shared/reads/figures/): get_metrics (api_fig_headline), list_engines
--- (api_fig_engines), get_metrics_timeseries (api_fig_daily), list_competitors (api_fig_brands),
+-- (api_fig_engines), get_metrics_timeseries (api_fig_days), list_competitors (api_fig_brands),
 -- list_sources, list_groups and list_group_prompts, each one call returning what TypeScript turns into
 -- the response, and the fig_* parts they share. Figure arithmetic (rates, intervals, rounding) stays in
 -- TypeScript, next to its tests: these return counts and rows.
@@ -276,14 +276,6 @@ BEGIN
     'models', models);
 END $$;
 
--- get_metrics and list_engines of the release before api_fig_headline and api_fig_engines (kept while a
--- deployment rolls out): the common part.
-CREATE OR REPLACE FUNCTION api_fig_metrics(p_analysis uuid, p_window text, p_from date, p_to date) RETURNS json
-LANGUAGE plpgsql STABLE AS $$
-BEGIN
-  RETURN json_build_object('common', fig_common(p_analysis, fig_resolve_window(p_analysis, p_window, p_from, p_to)));
-END $$;
-
 -- The brands each share of voice counts, per period: mentions of the direct competitors (a competitor_id
 -- at extraction), how many other brands were named (discovered), and how many competitors the analysis
 -- configures.
@@ -555,13 +547,6 @@ BEGIN
     'segment_brands', CASE WHEN p_segments THEN fig_branded_brands(p_analysis, w, yes, no) END);
 END $$;
 
--- list_competitors of the release before api_fig_brands (kept while a deployment rolls out).
-CREATE OR REPLACE FUNCTION api_fig_competitors(p_analysis uuid, p_window text, p_from date, p_to date) RETURNS json
-LANGUAGE plpgsql STABLE AS $$
-BEGIN
-  RETURN api_fig_brands(p_analysis, p_window, p_from, p_to, false);
-END $$;
-
 -- list_sources: cited domains of the window.
 CREATE OR REPLACE FUNCTION api_fig_sources(p_analysis uuid, p_window text, p_from date, p_to date) RETURNS json
 LANGUAGE plpgsql STABLE AS $$
@@ -706,28 +691,14 @@ END $$;
 -- get_metrics_timeseries: per UTC day of the window, the latest collection of the day and its figures,
 -- read from its run's summary row (fig_run_prompts). One array per day, columns in this order
 -- (SERIES_COLUMNS in shared/reads/figures/timeseries.ts): day, id, state, pending, has_rows, then the
--- measures in the order of MEASURES (shared/reads/figures/load.ts).
-CREATE OR REPLACE FUNCTION api_fig_series(p_analysis uuid, p_window text, p_from date, p_to date) RETURNS json
-LANGUAGE plpgsql STABLE AS $$
-BEGIN
-  RETURN fig_series(p_analysis, fig_resolve_window(p_analysis, p_window, p_from, p_to), false, 0);
-END $$;
-
--- get_metrics_timeseries with the choice of segments: with p_segments, the summary's sums and the
--- universe's brands per kind of prompt, and each day's figures per kind of prompt when the window covers
--- at most p_segment_days days (the caller refuses a longer one: its work grows with the days).
+-- measures in the order of MEASURES (shared/reads/figures/load.ts). With p_segments, the summary's sums
+-- and the universe's brands per kind of prompt, and each day's figures per kind of prompt when the window
+-- covers at most p_segment_days days (the caller refuses a longer one: its work grows with the days).
 CREATE OR REPLACE FUNCTION api_fig_days(p_analysis uuid, p_window text, p_from date, p_to date, p_segments boolean,
                                         p_segment_days integer) RETURNS json
 LANGUAGE plpgsql STABLE AS $$
 BEGIN
   RETURN fig_series(p_analysis, fig_resolve_window(p_analysis, p_window, p_from, p_to), p_segments, p_segment_days);
-END $$;
-
--- get_metrics_timeseries of the release before api_fig_days (kept while a deployment rolls out).
-CREATE OR REPLACE FUNCTION api_fig_daily(p_analysis uuid, p_window text, p_from date, p_to date, p_segments boolean) RETURNS json
-LANGUAGE plpgsql STABLE AS $$
-BEGIN
-  RETURN fig_series(p_analysis, fig_resolve_window(p_analysis, p_window, p_from, p_to), p_segments, 0);
 END $$;
 
 -- The run each day of the series shows: per UTC day of the window, its latest collection (by start).
