@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { createClient, toCsv, toRows } from '../../clients/typescript/src/index.js';
 import type { LocalApi } from '../../local/stack.js';
-import { manifest, startTestApi } from '../support/api.js';
+import { manifest, readerUrl, startTestApi } from '../support/api.js';
 import { freshVenv, PYTHON_CLIENT, type PythonVenv, pythonUnavailable, runPython } from './python-venv.js';
 
 /**
@@ -25,14 +25,18 @@ if (unavailable) console.warn(`test/clients/python.test.ts skipped: ${unavailabl
 
   beforeAll(async () => {
     venv = await freshVenv();
-    const [api, disabled, budgetDown, storeDown] = await Promise.all([
+    // A store that refuses the TLS the service asks for: a configuration fault, answered internal_error.
+    const tls = new URL(readerUrl());
+    tls.searchParams.set('sslmode', 'verify-full');
+    const [api, disabled, budgetDown, storeDown, misconfigured] = await Promise.all([
       startTestApi(),
       startTestApi({ API_DISABLED: 'true', API_DISABLED_RETRY_AFTER: '120' }),
       // Nothing listens on port 9 (discard): the budget counter, then the store, cannot be reached.
       startTestApi({ DYNAMODB_ENDPOINT: 'http://127.0.0.1:9', BUDGET_TIMEOUT_MS: '200' }),
       startTestApi({ DATABASE_URL: 'postgres://geo_reader@127.0.0.1:9/geo' }),
+      startTestApi({ DATABASE_URL: tls.toString(), LOG_LEVEL: 'SILENT' }),
     ]);
-    apis.push(api, disabled, budgetDown, storeDown);
+    apis.push(api, disabled, budgetDown, storeDown, misconfigured);
     env = {
       GEO_BASE_URL: api.baseUrl,
       GEO_TEST_KEYS: JSON.stringify(manifest.keys),
@@ -40,6 +44,7 @@ if (unavailable) console.warn(`test/clients/python.test.ts skipped: ${unavailabl
       GEO_TEST_DISABLED_URL: disabled.baseUrl,
       GEO_TEST_BUDGET_DOWN_URL: budgetDown.baseUrl,
       GEO_TEST_STORE_DOWN_URL: storeDown.baseUrl,
+      GEO_TEST_MISCONFIGURED_URL: misconfigured.baseUrl,
     };
   }, 120_000);
   afterAll(async () => {

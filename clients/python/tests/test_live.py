@@ -201,6 +201,12 @@ class Refusals(unittest.TestCase):
         self.assertEqual(refused.retry_after, 120)
         self.assertEqual(waits, [])
 
+    def test_a_configuration_fault_is_internal_error_and_not_retried(self) -> None:
+        waits: List[Wait] = []
+        geo = Client(api_key=KEYS["workspace"], base_url=fault_url("GEO_TEST_MISCONFIGURED_URL"), on_wait=waits.append, sleep=lambda s: None)
+        self.assertRefused(geo_api.InternalError, geo.get_me, "internal_error", 500)
+        self.assertEqual(waits, [])
+
     def test_a_budget_counter_down_is_retried_once_then_rate_limit_unavailable(self) -> None:
         waits: List[Wait] = []
         geo = Client(
