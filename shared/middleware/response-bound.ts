@@ -19,8 +19,8 @@ export const RESPONSE_ROOM_BYTES = LAMBDA_RESPONSE_BYTES - HEADROOM_BYTES;
 const UNMEASURED_UNITS = Math.floor(RESPONSE_ROOM_BYTES / 6) - 4096;
 
 /** What a response with this body weighs as the function returns it: the body once more as a JSON string. */
-export function responseBytes(body: string, statusCode = 200): number {
-  return Buffer.byteLength(JSON.stringify({ statusCode, headers: {}, body }));
+export function responseBytes(body: string): number {
+  return Buffer.byteLength(JSON.stringify({ statusCode: 200, headers: {}, body }));
 }
 
 /** Whether a response with this body can be returned, measured only when it could be too large. */
