@@ -50,8 +50,9 @@ export async function callTool(
       const structured = { ...(def.structured(served) as Record<string, unknown>), rate_limit: rateLimitOf(budget) };
       return { content: [{ type: 'text', text: resultText(def, structured) }], structuredContent: structured, _meta: budgetMeta(budget) };
     };
-    if (!read.cut) return result(body);
-    return result(fitted(body, read.cut, (served) => replyBytes(replyId, result(served)), RESPONSE_ROOM_BYTES));
+    const served = result(body);
+    if (!read.cut || replyBytesAtMost(replyId, served) <= RESPONSE_ROOM_BYTES) return served;
+    return result(fitted(body, read.cut, (page) => replyBytes(replyId, result(page)), RESPONSE_ROOM_BYTES));
   } catch (err) {
     logFault(err, call.requestId, { tool: name });
     return errorResult(toApiError(err), call);
@@ -62,8 +63,19 @@ export async function callTool(
  * What a result weighs as the function returns it: in the JSON-RPC reply to `id` as the handler writes
  * it (plainRpcBody), the reply once more as a JSON string in the response.
  */
-const replyBytes = (id: unknown, result: CallToolResult): number =>
+export const replyBytes = (id: unknown, result: CallToolResult): number =>
   responseBytes(plainJsonText(JSON.stringify({ result, jsonrpc: '2.0', id })));
+
+/**
+ * A bound on replyBytes from lengths alone, so that a page far from the limit is not written out once
+ * more to be weighed. The text block is the longest part (structuredContent's JSON, which it holds, is
+ * never longer); each UTF-16 unit of the text, of that JSON and of the id's JSON is written in at most 6
+ * units in the reply (an escape), and each unit of the reply in at most 3 bytes in the response.
+ */
+export function replyBytesAtMost(id: unknown, result: CallToolResult): number {
+  const text = result.content.reduce((n, block) => n + (block.type === 'text' ? block.text.length : 0), 0);
+  return 18 * (2 * text + (JSON.stringify(id) ?? '').length) + 1024;
+}
 
 interface WholeList {
   items: unknown[];
