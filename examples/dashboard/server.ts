@@ -12,6 +12,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createClient } from '../../clients/typescript/src/index.js';
 
 export interface DashboardOptions {
   /** The API's base URL, up to /api/v1. */
@@ -34,29 +35,17 @@ const here = dirname(fileURLToPath(import.meta.url));
  * latest finished run and its changes.
  */
 async function gather(o: DashboardOptions): Promise<unknown> {
-  const get = async (path: string) => {
-    const send = () =>
-      fetch(`${o.baseUrl}/analyses/${encodeURIComponent(o.analysis)}${path}`, { headers: { authorization: `Bearer ${o.key}` } });
-    let res = await send();
-    // A 503 is transient (the budget counter or the store did not answer in time): once more after the
-    // delay it names, as the clients do.
-    if (res.status === 503) {
-      await res.body?.cancel();
-      await new Promise((resolve) => setTimeout(resolve, 1000 * Number(res.headers.get('retry-after') ?? 1)));
-      res = await send();
-    }
-    const body = (await res.json()) as { error?: { code: string; message: string } };
-    if (!res.ok) throw new Error(`${path}: ${res.status} ${body.error?.code ?? ''} ${body.error?.message ?? ''}`);
-    return body as Record<string, unknown>;
-  };
+  // The repository's client: typed reads, and the retries a 429 or a transient 503 calls for.
+  const geo = createClient({ apiKey: o.key, baseUrl: o.baseUrl });
+  const analysis = o.analysis;
   const [series, competitors, sources, runs] = await Promise.all([
-    get('/metrics/timeseries?window=30d&segments=branded'),
-    get('/competitors?window=30d'),
-    get('/sources?window=30d&limit=1'),
-    get('/runs?limit=10'),
+    geo.getMetricsTimeseries({ analysis, window: '30d', segments: 'branded' }),
+    geo.listCompetitors({ analysis, window: '30d' }),
+    geo.listSources({ analysis, window: '30d', limit: 1 }),
+    geo.listRuns({ analysis, limit: 10 }),
   ]);
-  const finished = (runs.items as Array<{ id: string; state: string }>).find((r) => r.state === 'finished');
-  const run = finished ? await get(`/runs/${finished.id}`) : null;
+  const finished = runs.items.find((r) => r.state === 'finished');
+  const run = finished ? await geo.getRun({ analysis, run: finished.id }) : null;
   return { series, competitors, sources, run };
 }
 

@@ -132,10 +132,8 @@ async function planExists(db: Queryable, key: string): Promise<void> {
 
 /** One command run as a step of another, its refusal naming the step. */
 async function step(db: Queryable, name: string, values: Values): Promise<AdminOutcome> {
-  const command = COMMANDS.find((c) => c.name === name);
-  if (!command) throw new AdminUsageError(`unknown command "${name}"`);
   try {
-    return await command.run(db, values);
+    return await runAdminCommand(db, { command: name, values });
   } catch (err) {
     if (err instanceof AdminError) throw new AdminError(err.code, `${name}: ${err.message}`);
     if (err instanceof KeyAdminError) throw new KeyAdminError(err.code, `${name}: ${err.message}`);
@@ -221,11 +219,13 @@ const COMMANDS: Command[] = [
     async run(db, v) {
       const owner = need(v, 'owner');
       const workspace = await step(db, 'workspace create', { slug: v.slug, name: v.name, plan: v.plan });
-      const { rows } = await db.query('SELECT 1 FROM users WHERE lower(email) = lower($1)', [owner]);
-      const user =
-        rows.length === 0
-          ? await step(db, 'user create', { email: owner, name: typeof v['owner-name'] === 'string' ? v['owner-name'] : owner })
-          : { result: { email: owner, existing: true }, text: `Using the existing user ${owner}.` };
+      const user = await step(db, 'user create', {
+        email: owner,
+        name: typeof v['owner-name'] === 'string' ? v['owner-name'] : owner,
+      }).catch((err: unknown) => {
+        if (!(err instanceof AdminError && err.code === 'user_exists')) throw err;
+        return { result: { email: owner, existing: true }, text: `Using the existing user ${owner}.` };
+      });
       const member = await step(db, 'member add', { workspace: v.slug, user: owner, role: 'owner' });
       const key = await step(db, 'key create', { workspace: v.slug, creator: owner, name: 'setup', scope: 'workspace' });
       return {

@@ -52,7 +52,7 @@ export async function callTool(
     };
     const served = result(body);
     if (!read.cut || replyBytesAtMost(replyId, served) <= RESPONSE_ROOM_BYTES) return served;
-    return result(fitted(body, read.cut, (page) => replyBytes(replyId, result(page)), RESPONSE_ROOM_BYTES));
+    return result(fitted(body, read.cut, (page) => replyBytes(replyId, page === body ? served : result(page)), RESPONSE_ROOM_BYTES));
   } catch (err) {
     logFault(err, call.requestId, { tool: name });
     return errorResult(toApiError(err), call);

@@ -64,7 +64,7 @@ export function restHandler(own: readonly ReadDef[], services: Services) {
       if (!read.cut || withinResponse(body)) return { statusCode: 200, headers: {}, body };
       return jsonResponse(
         200,
-        fitted(reply, read.cut, (page) => responseBytes(JSON.stringify(page)), RESPONSE_ROOM_BYTES),
+        fitted(reply, read.cut, (page) => responseBytes(page === reply ? body : JSON.stringify(page)), RESPONSE_ROOM_BYTES),
       );
     });
 }
