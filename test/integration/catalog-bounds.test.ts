@@ -170,6 +170,8 @@ describe("a page of a group's prompts outgrowing 6 MB is cut to fit, and the nex
     expect(page.items.length).toBeGreaterThan(0);
     expect(page.items.length).toBeLessThan(200);
     expect(page.truncated).toBe(true);
+    // The list envelope's total counts every item over all pages, the cut page's included.
+    expect(page.total).toBe(groupPrompts.length);
     const next = expectServed(await call(api, `${path}&offset=${page.items.length}&limit=1`, key), listGroupPrompts.output) as PromptPage;
     const whole = groupPrompts;
     expect([...page.items, ...next.items].map((i) => i.prompt.id)).toEqual(whole.slice(0, page.items.length + 1));
@@ -189,6 +191,7 @@ describe("a page of a group's prompts outgrowing 6 MB is cut to fit, and the nex
       expect(result.isError).toBeFalsy();
       sizes.push(lambdaBytes(reply));
       const page = result.structuredContent as PromptPage;
+      expect(page.total).toBe(groupPrompts.length);
       seen.push(...page.items.map((i) => i.prompt.id));
       offset += page.items.length;
       if (!page.truncated) break;
