@@ -1,6 +1,6 @@
 import { NotFound } from '../../errors.js';
 import { isUuid } from '../../formats.js';
-import { analysisParam, limitParam, listOf, timestamp, uuid } from '../contracts/common.js';
+import { analysisParam, ENGINES_PER_ANALYSIS, limitParam, listOf, timestamp, uuid } from '../contracts/common.js';
 import { engineRef, rateSchema } from '../contracts/rates.js';
 import { runRef, type runState } from '../contracts/run.js';
 import * as z from '../contracts/zod.js';
@@ -28,7 +28,7 @@ const engineCounts = z
 
 const runSummary = runRef
   .extend({
-    engines: z.array(engineCounts).describe('Per-engine counts, in the order of the analysis engines.'),
+    engines: z.array(engineCounts).max(ENGINES_PER_ANALYSIS).describe('Per-engine counts, in the order of the analysis engines.'),
   })
   .meta({ id: 'run_summary', description: 'A run as listed: state, times and per-engine counts.' });
 
@@ -63,6 +63,7 @@ const runChanges = z
           .object({ engine: engineRef, visibility: rateSchema('The tracked brand’s visibility on this engine against the previous run.') })
           .meta({ id: 'run_engine_change', description: 'One engine’s visibility change.' }),
       )
+      .max(ENGINES_PER_ANALYSIS)
       .describe('Per engine of either run, the analysis engines first.'),
     models: z
       .array(
@@ -74,6 +75,7 @@ const runChanges = z
           })
           .meta({ id: 'run_model_change', description: 'An engine that answered with another model than in the previous run.' }),
       )
+      .max(ENGINES_PER_ANALYSIS)
       .nullable()
       .describe(
         'Engines whose model changed since the previous run (both models known and different), the analysis engines first: their figures are not like for like across the two runs. Null for a first run.',
@@ -97,6 +99,7 @@ const runSchema = runRef
             ),
         }),
       )
+      .max(ENGINES_PER_ANALYSIS)
       .describe('Per-engine progress, in the order of the analysis engines.'),
     changes: runChanges,
   })

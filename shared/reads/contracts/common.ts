@@ -51,6 +51,16 @@ export const cursorParam = z
   .optional()
   .describe('next_cursor of the previous page, unchanged (bound to its read, analysis, key and window).');
 
+/**
+ * The most engines an analysis has, configured and collected from together, and the most direct competitors:
+ * the store refuses one more (constraints engines_per_analysis, competitors_per_analysis), so every reply
+ * that lists them stays within what a function may answer (docs/data-contract.md#bounds).
+ */
+export const ENGINES_PER_ANALYSIS = 32;
+export const COMPETITORS_PER_ANALYSIS = 100;
+/** The most owned domains an analysis lists (constraint analyses_owned_domains_bound). */
+export const OWNED_DOMAINS_PER_ANALYSIS = 50;
+
 /** docs/contract.md#list-envelope: items plus next_cursor, truncated, total. */
 export function listOf<T extends z.ZodType>(item: T, id: string, description: string, maxItems?: number) {
   return z

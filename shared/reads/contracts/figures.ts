@@ -271,12 +271,13 @@ export function figureListOf<T extends z.ZodType, E extends z.ZodRawShape = Reco
   description: string,
   extra?: E,
   truncation = 'see limit',
+  maxItems?: number,
 ) {
   return z
     .object({
       context: contextSchema,
       ...(extra ?? ({} as E)),
-      items: z.array(item),
+      items: maxItems === undefined ? z.array(item) : z.array(item).max(maxItems),
       next_cursor: z.null().describe('Always null: this read returns a single page.'),
       truncated: z.boolean().describe(`True when more rows exist than were returned (${truncation}).`),
       total: z.number().int().min(0).describe('Total number of items in the window, over all rows.'),

@@ -1,3 +1,4 @@
+import { ENGINES_PER_ANALYSIS } from '../contracts/common.js';
 import { figureListOf, headlineSchema, segmentsSchema } from '../contracts/figures.js';
 import { engineRef as engineRefSchema } from '../contracts/rates.js';
 import { defineRead } from '../types.js';
@@ -24,6 +25,9 @@ export const engineListSchema = figureListOf(
   engineItem,
   'engine_list',
   'Headline metrics per AI engine over the window: every configured engine, plus any other engine seen in the window. Single page.',
+  {},
+  undefined,
+  ENGINES_PER_ANALYSIS,
 );
 
 export const listEngines = defineRead({

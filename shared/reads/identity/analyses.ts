@@ -1,4 +1,16 @@
-import { analysisParam, cursorParam, iso, isoOrNull, limitParam, listOf, timestamp, uuid } from '../contracts/common.js';
+import {
+  analysisParam,
+  COMPETITORS_PER_ANALYSIS,
+  cursorParam,
+  ENGINES_PER_ANALYSIS,
+  iso,
+  isoOrNull,
+  limitParam,
+  listOf,
+  OWNED_DOMAINS_PER_ANALYSIS,
+  timestamp,
+  uuid,
+} from '../contracts/common.js';
 import { runRef } from '../contracts/run.js';
 import * as z from '../contracts/zod.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
@@ -83,8 +95,12 @@ const analysisSchema = analysisSummary
       .describe('The tracked brand.'),
     owned_domains: z
       .array(z.string())
+      .max(OWNED_DOMAINS_PER_ANALYSIS)
       .describe('Domains of the brand itself; citations to them make up source share. Empty: source share is null (no_owned_domains).'),
-    engines: z.array(z.object({ key: z.string(), name: z.string() })).describe('AI engines the analysis is configured to query.'),
+    engines: z
+      .array(z.object({ key: z.string(), name: z.string() }))
+      .max(ENGINES_PER_ANALYSIS)
+      .describe('AI engines the analysis is configured to query.'),
     competitors: z
       .array(
         z.object({
@@ -93,6 +109,7 @@ const analysisSchema = analysisSummary
           domain: z.string().nullable().describe('Web domain of the competitor; null when none is configured.'),
         }),
       )
+      .max(COMPETITORS_PER_ANALYSIS)
       .describe('Configured (direct) competitors. Indirect ones are discovered in answers; see the competitors read.'),
     prompts: z.number().int().min(0).describe('Number of prompts in the analysis.'),
     groups: z.number().int().min(0).describe('Number of prompt groups.'),
