@@ -2,6 +2,7 @@ import { CfnOutput, Duration, SecretValue, Stack, type StackProps } from 'aws-cd
 import type { Construct } from 'constructs';
 import type { ReadDef } from '#shared/reads/types.js';
 import { FAMILIES } from '#shared/reads/types.js';
+import { REFERENCE_FILE } from '#shared/rest/reference-page.js';
 import type { StageConfig } from './config.js';
 import { EdgeDistribution } from './constructs/edge-distribution.js';
 import { READER_DB_USER } from './constructs/measurement-store.js';
@@ -91,6 +92,7 @@ export class StatelessStack extends Stack {
       description: string,
       environment: Record<string, string>,
       placement: 'vpc' | 'outside' = 'vpc',
+      afterBundling?: (inputDir: string, outputDir: string) => string[],
     ) =>
       new ServiceFunction(this, `${target.charAt(0).toUpperCase()}${target.slice(1)}`, {
         entry,
@@ -102,6 +104,7 @@ export class StatelessStack extends Stack {
         ...(placement === 'vpc' ? { network: inVpc } : {}),
         bundle: props.bundle,
         tracing: config.tracing,
+        ...(afterBundling ? { afterBundling } : {}),
       });
 
     const functions = {} as Record<RouteTarget, ServiceFunction>;
@@ -114,7 +117,18 @@ export class StatelessStack extends Stack {
     });
     // The OpenAPI document (and the $default route's 404/405) is bytes the bundle carries: no database,
     // no budget, no secret, hence no grant, and no place in the VPC or the group the proxy admits.
-    functions.openapi = make('openapi', 'functions/openapi/handler.ts', 'Serves openapi.json', switchEnv, 'outside');
+    // The reference page too: built from the same document (npm run docs: Redocly, skipped when the page
+    // is already up to date) and shipped beside the bundle, which reads it once per instance.
+    functions.openapi = make(
+      'openapi',
+      'functions/openapi/handler.ts',
+      'Serves openapi.json and the reference page',
+      switchEnv,
+      'outside',
+      (inputDir, outputDir) => [
+        `"${inputDir}/node_modules/.bin/tsx" "${inputDir}/scripts/openapi/docs.ts" --copy-to "${outputDir}/${REFERENCE_FILE}"`,
+      ],
+    );
     this.functions = functions;
 
     for (const target of [...FAMILIES, 'mcp'] as const) {

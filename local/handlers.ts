@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { mcpHandler } from '#shared/mcp/handler.js';
 import { readsByFamily } from '#shared/reads/registry.js';
 import { restHandler } from '#shared/rest/handler.js';
-import { openapiHandler } from '#shared/rest/openapi-handler.js';
+import { openapiHandler, type ReferencePage } from '#shared/rest/openapi-handler.js';
 import { OPENAPI_FILE } from '#shared/rest/serialize-openapi.js';
 import type { Services } from '#shared/store/services.js';
 import type { Handlers, LambdaHandler } from './adapter.js';
@@ -28,7 +28,7 @@ function openapiBytes(): string {
  * The same handler factories the Lambda entry files use, bound to one set of local services;
  * `referencePage`: where the local stack serves the reference page, for the index to link.
  */
-export function createHandlers(services: Services, referencePage?: string): Handlers {
+export function createHandlers(services: Services, referencePage?: ReferencePage): Handlers {
   return {
     identity: restHandler(readsByFamily.identity, services) as unknown as LambdaHandler,
     figures: restHandler(readsByFamily.figures, services) as unknown as LambdaHandler,

@@ -32,7 +32,7 @@ export interface LocalApi {
  */
 export async function startApi(cfg: Config, port = 0, host = '127.0.0.1', pages: LocalPages = {}): Promise<LocalApi> {
   const services = createServices(cfg);
-  const referencePage = '/docs' in pages ? '/docs' : undefined;
+  const referencePage = '/docs' in pages ? { path: '/docs' } : undefined;
   const http = await startHttp(createHandlers(services, referencePage), port, host, pages);
   return {
     url: http.url,

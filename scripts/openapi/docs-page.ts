@@ -4,6 +4,7 @@ import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { setPriority } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { DOCS_CSP, REFERENCE_HEADERS } from '#shared/rest/reference-page.js';
 import { OPENAPI_FILE } from '#shared/rest/serialize-openapi.js';
 import type { LocalPage, LocalPages } from '../../local/adapter.js';
 import { addCodeSamples } from './code-samples.js';
@@ -13,32 +14,12 @@ import { addCodeSamples } from './code-samples.js';
  * `build-docs --inlineBundle` renders openapi/openapi.json with the request samples of every operation
  * added (x-codeSamples: curl, the TypeScript client, the Python client; scripts/openapi/code-samples.ts),
  * in one self-contained HTML file. The samples are the page's, not the served document's: they would
- * take openapi.json past its size target (docs/openapi.md) and say nothing a generated client needs. Local only,
- * and built rather than committed: it is a large generated bundle, quick to rebuild whenever
- * openapi.json changes (the stamp in the file says which document and renderer it was built from).
+ * take openapi.json past its size target (docs/openapi.md) and say nothing a generated client needs. Built rather
+ * than committed: it is a large generated bundle, quick to rebuild whenever openapi.json changes (the stamp
+ * in the file says which document and renderer it was built from). The openapi function's bundling builds
+ * it too and ships it beside the bundle, which serves it at REFERENCE_PATH (lib/stateless-stack.ts).
  */
 export const DOCS_FILE = 'dist/docs/index.html';
-
-/**
- * What the page may load: its own inline script and styles, data: images, and the blob: workers Redoc
- * starts for search. Nothing from another origin, so a renderer upgrade that adds a remote asset fails
- * visibly instead of calling out. Sent as a header by the local server and repeated in the page itself
- * for a copy opened from disk.
- */
-export const DOCS_CSP = [
-  "default-src 'none'",
-  "script-src 'unsafe-inline'",
-  "style-src 'unsafe-inline'",
-  'img-src data:',
-  'font-src data:',
-  'worker-src blob:',
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-].join('; ');
-
-/** The header form adds what a <meta> policy cannot say (browsers ignore frame-ancestors there). */
-export const DOCS_CSP_HEADER = `${DOCS_CSP}; frame-ancestors 'none'`;
 
 /**
  * Remote assets Redoc 3 still names with --inlineBundle: the "API docs by Redocly" logo of the sidebar
@@ -167,13 +148,7 @@ export function serveDocs(root: string, opts: { out?: string; force?: boolean } 
     if (html) {
       return {
         status: 200,
-        headers: {
-          'content-type': 'text/html; charset=utf-8',
-          'content-security-policy': DOCS_CSP_HEADER,
-          'x-content-type-options': 'nosniff',
-          'referrer-policy': 'no-referrer',
-          'cache-control': 'no-cache',
-        },
+        headers: { ...REFERENCE_HEADERS, 'cache-control': 'no-cache' },
         body: html,
       };
     }

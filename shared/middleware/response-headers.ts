@@ -48,8 +48,9 @@ export function responseHeadersMiddleware(): MiddlewareObj<Event, Result, Error,
     const { 'content-type': type, ...base } = baseHeaders(call.requestId);
     response.headers = {
       ...response.headers,
-      // An answer that carries no content (OPTIONS' 204, an MCP notification's 202) names no media type.
-      ...(hasContent(response) ? { 'content-type': type } : {}),
+      // An answer that carries no content (OPTIONS' 204, an MCP notification's 202) names no media type;
+      // one that names its own (the reference page's HTML) keeps it, every other one is JSON.
+      ...(hasContent(response) ? { 'content-type': response.headers?.['content-type'] ?? type } : {}),
       ...base,
       ...budgetHeaders(call.budget),
       ...timingHeader(call),

@@ -11,6 +11,7 @@ import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import pg from 'pg';
 import { reads } from '#shared/reads/registry.js';
+import { DOCS_CSP_HEADER } from '#shared/rest/reference-page.js';
 import { freeMessageCeiling } from '#shared/store/free-messages.js';
 import { toApiGatewayEvent } from '../../local/adapter.js';
 import { type LocalBudgetStore, startBudgetStore } from '../../local/stores.js';
@@ -889,7 +890,15 @@ describe('deployment rehearsal: from an empty database to answered calls, throug
     });
     const index = await http('OpenapiFn', 'GET', '/api/v1/');
     expect(index.status).toBe(200);
-    expect(index.json().links).toMatchObject({ openapi: '/api/v1/openapi.json', mcp: '/api/v1/mcp' });
+    expect(index.json().links).toEqual({ openapi: '/api/v1/openapi.json', mcp: '/api/v1/mcp', reference: '/api/v1/docs' });
+  }, 120_000);
+
+  test('the reference page the index links: the page the bundling built, as HTML with its policy, from the bundle', async () => {
+    const page = await http('OpenapiFn', 'GET', '/api/v1/docs');
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(page.headers['content-security-policy']).toBe(DOCS_CSP_HEADER);
+    expect(page.text).toBe(await readFile(join(ROOT, 'dist', 'docs', 'index.html'), 'utf8'));
   }, 120_000);
 
   test("the demo load of docs/operating.md, verbatim, on a second empty stage through its migration function: well inside the function's timeout, then reads answer", async () => {
