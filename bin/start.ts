@@ -44,7 +44,10 @@ if (store.manifest) {
   console.log(`try: curl -H "Authorization: Bearer ${store.manifest.keys.workspace}" ${api.baseUrl}/me`);
 }
 docs.ready.then(
-  (page) => console.log(`reference page: ${api.url}/docs (${page.built ? 'built from' : 'up to date with'} openapi/openapi.json)`),
+  (page) =>
+    console.log(
+      `reference page: ${api.url}/docs (${page.built ? 'built from' : 'up to date with'} openapi/openapi.json; also at /api/v1/docs)`,
+    ),
   (err: unknown) => console.error(`the reference page at /docs could not be built: ${err instanceof Error ? err.message : String(err)}`),
 );
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type Config, parseConfig } from '#shared/config/service.js';
+import { REFERENCE_PATH } from '#shared/rest/reference-page.js';
 import { createServices, type Services } from '#shared/store/services.js';
 import { type LocalPages, startHttp } from './adapter.js';
 import { createHandlers } from './handlers.js';
@@ -28,11 +29,11 @@ export interface LocalApi {
 
 /**
  * Serves the API over HTTP through the local adapter, with its own clients (one "Lambda instance"),
- * plus any local-only `pages` (npm start: the reference page at /docs).
+ * plus any local-only `pages` (npm start: the reference page at /api/v1/docs, as deployed, and /docs).
  */
 export async function startApi(cfg: Config, port = 0, host = '127.0.0.1', pages: LocalPages = {}): Promise<LocalApi> {
   const services = createServices(cfg);
-  const referencePage = '/docs' in pages ? { path: '/docs' } : undefined;
+  const referencePage = REFERENCE_PATH in pages ? { path: REFERENCE_PATH } : undefined;
   const http = await startHttp(createHandlers(services, referencePage), port, host, pages);
   return {
     url: http.url,

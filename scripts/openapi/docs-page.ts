@@ -4,7 +4,7 @@ import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { setPriority } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { DOCS_CSP, REFERENCE_HEADERS } from '#shared/rest/reference-page.js';
+import { DOCS_CSP, REFERENCE_HEADERS, REFERENCE_PATH } from '#shared/rest/reference-page.js';
 import { OPENAPI_FILE } from '#shared/rest/serialize-openapi.js';
 import type { LocalPage, LocalPages } from '../../local/adapter.js';
 import { addCodeSamples } from './code-samples.js';
@@ -117,7 +117,7 @@ export async function buildDocsPage(root: string, opts: { out?: string; force?: 
 }
 
 export interface ServedDocs {
-  /** For startApi(): GET /docs and /docs/. */
+  /** For startApi(): GET /api/v1/docs, where a deployed stage serves it, and /docs and /docs/ for short. */
   pages: LocalPages;
   /** Settles when the page is ready (built now, or already up to date) or could not be built. */
   ready: Promise<DocsPage>;
@@ -158,7 +158,7 @@ export function serveDocs(root: string, opts: { out?: string; force?: boolean } 
     });
   };
   return {
-    pages: { '/docs': page, '/docs/': page },
+    pages: { [REFERENCE_PATH]: page, '/docs': page, '/docs/': page },
     ready,
     close: () => {
       for (const child of running) child.kill();

@@ -113,10 +113,13 @@ afterAll(async () => {
 (chromiumPath ? describe : describe.skip)(`the reference page${SKIPPED}`, () => {
   test('the base URL links it, beside the document and the MCP endpoint, where the stack serves it', async () => {
     const index = await (await fetch(`${api.baseUrl}/`)).json();
-    expect(index.links).toEqual({ openapi: '/api/v1/openapi.json', mcp: '/api/v1/mcp', reference: '/docs' });
+    expect(index.links).toEqual({ openapi: '/api/v1/openapi.json', mcp: '/api/v1/mcp', reference: '/api/v1/docs' });
     const linked = await fetch(new URL(index.links.reference, api.url));
     expect(linked.status).toBe(200);
-    expect(await linked.text()).toContain('<title>GEO measurement API reference</title>');
+    const page = await linked.text();
+    expect(page).toContain('<title>GEO measurement API reference</title>');
+    // The short address serves the same page.
+    expect(await (await fetch(`${api.url}/docs`)).text()).toBe(page);
   });
 
   test('GET /docs serves one self-contained HTML page under a policy that forbids other origins', async () => {
