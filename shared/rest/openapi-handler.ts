@@ -18,7 +18,7 @@ export interface OpenApiHandlerOptions {
 
 /**
  * The reference page: its path, and its HTML when this function serves it (a deployed stage, from its
- * bundle); without the HTML, another server does (npm start, at /docs).
+ * bundle); without the HTML, another server does (npm start, from its local pages).
  */
 export interface ReferencePage {
   path: string;
