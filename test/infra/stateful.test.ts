@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from '@jest/globals';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { parseConfig } from '#shared/config/service.js';
 import { createPool } from '#shared/store/db.js';
-import { importStage, resources, synth } from './support.js';
+import { importStage, PROD, resources, synth } from './support.js';
 
 describe('stateful stack (created store)', () => {
   let t: Template;
@@ -140,6 +140,38 @@ describe('stateful stack (created store)', () => {
       GenerateSecretString: Match.objectLike({ PasswordLength: 64 }),
     });
   });
+});
+
+/**
+ * What the rollback runbook's restore relies on (docs/runbook-rollback.md, "Restoring the store from a
+ * snapshot"), which only AWS can rehearse: point-in-time backups for the configured days, a final
+ * snapshot when the cluster is deleted or replaced, deletion protection on prod, and IAM authentication,
+ * which the restored cluster is created with too.
+ */
+describe('the store a restore starts from', () => {
+  const cluster = (context: Record<string, unknown>) => {
+    const t = synth(context, { account: '111111111111', region: 'eu-west-1' }).statefulTemplate;
+    const clusters = Object.values(resources(t, 'AWS::RDS::DBCluster'));
+    expect(clusters).toHaveLength(1);
+    return clusters[0] as (typeof clusters)[0] & { DeletionPolicy?: string; UpdateReplacePolicy?: string };
+  };
+
+  it.each([
+    ['dev', 7, false, {}],
+    ['prod', 14, true, PROD],
+  ])(
+    '%s: backups kept %i days, a final snapshot on deletion or replacement, deletion protection %s',
+    (_stage, days, protectedStore, context) => {
+      const c = cluster(context);
+      expect({
+        retention: c.Properties!.BackupRetentionPeriod,
+        deletionProtection: c.Properties!.DeletionProtection,
+        iam: c.Properties!.EnableIAMDatabaseAuthentication,
+        deletion: c.DeletionPolicy,
+        replacement: c.UpdateReplacePolicy,
+      }).toEqual({ retention: days, deletionProtection: protectedStore, iam: true, deletion: 'Snapshot', replacement: 'Snapshot' });
+    },
+  );
 });
 
 describe('stateful stack (imported store)', () => {
