@@ -3,12 +3,12 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { getAnswer } from '#shared/reads/catalog/answers.js';
 import type { Queryable } from '#shared/store/queryable.js';
-import { freshTableName, type LocalApi, startApi } from '../../local/stack.js';
-import { createBudgetTable, type LocalStore } from '../../local/stores.js';
+import type { LocalApi } from '../../local/stack.js';
+import type { LocalStore } from '../../local/stores.js';
 import { unwrapUntrusted } from '../mcp/args.js';
 import { connect, rpc, toolCall } from '../mcp/support.js';
-import { call, dynamoEndpoint, expectServed, type Reply, testConfig } from '../support/api.js';
-import { startOwnStore } from '../support/own-store.js';
+import { call, expectServed, LAMBDA_LIMIT, lambdaBytes } from '../support/api.js';
+import { startOwnApi } from '../support/own-store.js';
 
 /**
  * What one stored answer can weigh (migration 007, docs/data-contract.md "Bounds"): the store refuses a row
@@ -27,9 +27,6 @@ const BOUND = {
   recipe: 100,
   engine: 64,
 };
-
-/** Lambda's synchronous response limit. */
-const LAMBDA_LIMIT = 6 * 1024 * 1024;
 
 /**
  * A C0 control is the costliest character: \u0001 (6 bytes) in a JSON string; inside MCP's text block,
@@ -132,20 +129,12 @@ async function writeAnswers(db: Queryable): Promise<void> {
   await attempt('engines_key_length', `INSERT INTO engines (key, name) VALUES ($1, 'Too long')`, [worst(BOUND.engine + 1)]);
 }
 
-/** What the Lambda function would return for this reply: API Gateway's payload 2.0 result, as JSON. */
-const lambdaBytes = (reply: Reply): number =>
-  Buffer.byteLength(JSON.stringify({ statusCode: reply.status, headers: Object.fromEntries(reply.headers), body: reply.text }));
-
 let store: LocalStore;
 let api: LocalApi;
 let client: Client;
 let key: string;
 beforeAll(async () => {
-  store = await startOwnStore('geo_test_bounds', writeAnswers);
-  key = store.manifest!.keys.workspace;
-  const table = freshTableName();
-  await createBudgetTable(dynamoEndpoint(), table);
-  api = await startApi(testConfig(store.readerUrl, { BUDGET_TABLE: table }));
+  ({ store, api, key } = await startOwnApi('geo_test_bounds', writeAnswers));
   client = await connect(api, key);
 }, 180_000);
 afterAll(async () => {

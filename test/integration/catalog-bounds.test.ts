@@ -4,11 +4,11 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { listPrompts } from '#shared/reads/catalog/prompts.js';
 import { listGroupPrompts } from '#shared/reads/figures/groups.js';
 import type { Queryable } from '#shared/store/queryable.js';
-import { freshTableName, type LocalApi, startApi } from '../../local/stack.js';
-import { createBudgetTable, type LocalStore } from '../../local/stores.js';
+import type { LocalApi } from '../../local/stack.js';
+import type { LocalStore } from '../../local/stores.js';
 import { rpc, toolCall } from '../mcp/support.js';
-import { call, dynamoEndpoint, expectServed, type Reply, testConfig } from '../support/api.js';
-import { startOwnStore } from '../support/own-store.js';
+import { call, expectServed, LAMBDA_LIMIT, lambdaBytes } from '../support/api.js';
+import { startOwnApi } from '../support/own-store.js';
 
 /**
  * What one analysis's catalogue can weigh (migration 014, docs/data-contract.md "Bounds"): list_prompts
@@ -18,9 +18,6 @@ import { startOwnStore } from '../support/own-store.js';
  * out here from the data contract, not imported from the code.
  */
 const BOUND = { prompts: 500, text: 1_000, groupName: 300, language: 35 };
-
-/** Lambda's synchronous response limit. */
-const LAMBDA_LIMIT = 6 * 1024 * 1024;
 
 /** A C0 control: 6 bytes in a JSON string, 7 once the Lambda response carries the body as a JSON string. */
 const worst = (n: number) => '\u0001'.repeat(n);
@@ -73,19 +70,11 @@ async function writeCatalogue(db: Queryable): Promise<void> {
   }
 }
 
-/** What the Lambda function would return for this reply: API Gateway's payload 2.0 result, as JSON. */
-const lambdaBytes = (reply: Reply): number =>
-  Buffer.byteLength(JSON.stringify({ statusCode: reply.status, headers: Object.fromEntries(reply.headers), body: reply.text }));
-
 let store: LocalStore;
 let api: LocalApi;
 let key: string;
 beforeAll(async () => {
-  store = await startOwnStore('geo_test_catalog', writeCatalogue);
-  key = store.manifest!.keys.workspace;
-  const table = freshTableName();
-  await createBudgetTable(dynamoEndpoint(), table);
-  api = await startApi(testConfig(store.readerUrl, { BUDGET_TABLE: table }));
+  ({ store, api, key } = await startOwnApi('geo_test_catalog', writeCatalogue));
 }, 180_000);
 afterAll(async () => {
   await api?.close();

@@ -2,11 +2,11 @@ import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Queryable } from '#shared/store/queryable.js';
-import { freshTableName, type LocalApi, startApi } from '../../local/stack.js';
-import { createBudgetTable, type LocalStore } from '../../local/stores.js';
+import type { LocalApi } from '../../local/stack.js';
+import type { LocalStore } from '../../local/stores.js';
 import { rpc, toolCall } from '../mcp/support.js';
-import { call, dynamoEndpoint, type Reply, testConfig } from '../support/api.js';
-import { startOwnStore } from '../support/own-store.js';
+import { call, LAMBDA_LIMIT, lambdaBytes } from '../support/api.js';
+import { startOwnApi } from '../support/own-store.js';
 
 /**
  * What the rest of an analysis can weigh (migration 029, docs/data-contract.md "Bounds"): its engines,
@@ -32,9 +32,6 @@ const BOUND = {
   recipe: 100,
   model: 100,
 };
-
-/** Lambda's synchronous response limit. */
-const LAMBDA_LIMIT = 6 * 1024 * 1024;
 
 /** A C0 control: 6 bytes in a JSON string, 16 in the Lambda response of an MCP result (docs/data-contract.md). */
 const worst = (n: number) => '\u0001'.repeat(n);
@@ -171,19 +168,11 @@ async function writeBounds(db: Queryable): Promise<void> {
     await attempt(`competitors: ${label}`, `UPDATE competitors SET ${label} = $2 WHERE analysis_id = $1`, [analysis, value]);
 }
 
-/** What the Lambda function would return for this reply: API Gateway's payload 2.0 result, as JSON. */
-const lambdaBytes = (reply: Reply): number =>
-  Buffer.byteLength(JSON.stringify({ statusCode: reply.status, headers: Object.fromEntries(reply.headers), body: reply.text }));
-
 let store: LocalStore;
 let api: LocalApi;
 let key: string;
 beforeAll(async () => {
-  store = await startOwnStore('geo_test_reply_bounds', writeBounds);
-  key = store.manifest!.keys.workspace;
-  const table = freshTableName();
-  await createBudgetTable(dynamoEndpoint(), table);
-  api = await startApi(testConfig(store.readerUrl, { BUDGET_TABLE: table }));
+  ({ store, api, key } = await startOwnApi('geo_test_reply_bounds', writeBounds));
 }, 180_000);
 afterAll(async () => {
   await api?.close();

@@ -64,6 +64,13 @@ export interface Reply {
   body: any;
 }
 
+/** Lambda's synchronous response limit. */
+export const LAMBDA_LIMIT = 6 * 1024 * 1024;
+
+/** What the Lambda function would return for this reply: API Gateway's payload 2.0 result, as JSON. */
+export const lambdaBytes = (reply: Reply): number =>
+  Buffer.byteLength(JSON.stringify({ statusCode: reply.status, headers: Object.fromEntries(reply.headers), body: reply.text }));
+
 export async function call(api: LocalApi, path: string, key?: string | null, init: RequestInit = {}): Promise<Reply> {
   const headers = new Headers(init.headers);
   if (key) headers.set('authorization', `Bearer ${key}`);

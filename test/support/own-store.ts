@@ -2,8 +2,9 @@ import { readFile } from 'node:fs/promises';
 import { type DemoManifest, seedDemo } from '#shared/admin/demo.js';
 import type { Queryable } from '#shared/store/queryable.js';
 import { freshStore, loadedStore, type Store } from '../../local/pglite.js';
-import { type LocalStore, startStore } from '../../local/stores.js';
-import { manifest } from './api.js';
+import { freshTableName, type LocalApi, startApi } from '../../local/stack.js';
+import { createBudgetTable, type LocalStore, startStore } from '../../local/stores.js';
+import { dynamoEndpoint, manifest, testConfig } from './api.js';
 import { scratchDatabase } from './server-db.js';
 
 /** The run's dump of its seeded embedded store (stack-setup.ts), if it made one. */
@@ -53,4 +54,19 @@ export async function startOwnStore(prefix: string, extra?: (db: Queryable) => P
     await drop();
     throw err;
   }
+}
+
+/**
+ * A store of one test file's own (startOwnStore) with `extra` written into it, and an API on it with a
+ * budget table of its own; the key is the demo's workspace key.
+ */
+export async function startOwnApi(
+  prefix: string,
+  extra: (db: Queryable) => Promise<void>,
+): Promise<{ store: LocalStore; api: LocalApi; key: string }> {
+  const store = await startOwnStore(prefix, extra);
+  const table = freshTableName();
+  await createBudgetTable(dynamoEndpoint(), table);
+  const api = await startApi(testConfig(store.readerUrl, { BUDGET_TABLE: table }));
+  return { store, api, key: (store.manifest ?? manifest).keys.workspace };
 }

@@ -152,19 +152,6 @@ CREATE TRIGGER competitors_per_analysis_insert AFTER INSERT ON competitors
 CREATE TRIGGER competitors_per_analysis_update AFTER UPDATE ON competitors
   REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION competitors_per_analysis_of_rows();
 
--- The rows already stored, under the same bounds.
-DO $$
-DECLARE
-  v_over record;
-BEGIN
-  SELECT a.id, analysis_engine_count(a.id) AS n INTO v_over FROM analyses a WHERE analysis_engine_count(a.id) > 32 LIMIT 1;
-  IF FOUND THEN
-    RAISE EXCEPTION 'analysis %: % engines, at most 32 (configured and collected from, together)', v_over.id, v_over.n
-      USING ERRCODE = 'check_violation', CONSTRAINT = 'engines_per_analysis';
-  END IF;
-  SELECT c.analysis_id, count(*) AS n INTO v_over FROM competitors c GROUP BY c.analysis_id HAVING count(*) > 100 LIMIT 1;
-  IF FOUND THEN
-    RAISE EXCEPTION 'analysis %: % direct competitors, at most 100', v_over.analysis_id, v_over.n
-      USING ERRCODE = 'check_violation', CONSTRAINT = 'competitors_per_analysis';
-  END IF;
-END $$;
+-- The rows already stored, under the same bounds and with the same refusals.
+SELECT engines_per_analysis_check(ARRAY(SELECT id FROM analyses));
+SELECT competitors_per_analysis_check(ARRAY(SELECT DISTINCT analysis_id FROM competitors));
