@@ -77,11 +77,14 @@ export function runHost(
       out.timedOut = true;
       killGroup('SIGKILL');
     }, opts.timeoutMs);
-    child.stdout.on('data', (d: Buffer) => {
-      out.stdout += d.toString();
+    // Decoded by the streams, so a character split across two chunks stays whole.
+    child.stdout.setEncoding('utf8');
+    child.stderr.setEncoding('utf8');
+    child.stdout.on('data', (d: string) => {
+      out.stdout += d;
     });
-    child.stderr.on('data', (d: Buffer) => {
-      out.stderr += d.toString();
+    child.stderr.on('data', (d: string) => {
+      out.stderr += d;
     });
     child.on('error', (err) => {
       clearTimeout(timer);

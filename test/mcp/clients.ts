@@ -34,12 +34,15 @@ export function npx(
     const check = () => {
       if (opts.until?.(out)) child.kill('SIGTERM');
     };
-    child.stdout.on('data', (d: Buffer) => {
-      out.stdout += d.toString();
+    // Decoded by the streams, so a character split across two chunks stays whole.
+    child.stdout.setEncoding('utf8');
+    child.stderr.setEncoding('utf8');
+    child.stdout.on('data', (d: string) => {
+      out.stdout += d;
       check();
     });
-    child.stderr.on('data', (d: Buffer) => {
-      out.stderr += d.toString();
+    child.stderr.on('data', (d: string) => {
+      out.stderr += d;
       check();
     });
     child.on('error', reject);

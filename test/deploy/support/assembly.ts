@@ -131,9 +131,13 @@ export function invoke(fn: FunctionSpec, env: Record<string, string>, event: unk
     });
     let logs = '';
     let reply = '';
-    child.stdout!.on('data', (d: Buffer) => (logs += d.toString('utf8')));
-    child.stderr!.on('data', (d: Buffer) => (logs += d.toString('utf8')));
-    (child.stdio[3] as NodeJS.ReadableStream).on('data', (d: Buffer) => (reply += d.toString('utf8')));
+    // Decoded by the streams, not chunk by chunk: a character whose UTF-8 bytes straddle two chunks of a
+    // large reply (the reference page's) would otherwise come out as two U+FFFD.
+    const streams = [child.stdout!, child.stderr!, child.stdio[3] as NodeJS.ReadableStream];
+    for (const stream of streams) stream.setEncoding('utf8');
+    child.stdout!.on('data', (d: string) => (logs += d));
+    child.stderr!.on('data', (d: string) => (logs += d));
+    (child.stdio[3] as NodeJS.ReadableStream).on('data', (d: string) => (reply += d));
     // Lambda's own limit: the environment is stopped at the function's timeout.
     const timer = setTimeout(() => child.kill('SIGKILL'), fn.timeoutSeconds * 1000 + 5_000);
     child.on('error', reject);

@@ -11,6 +11,7 @@ import { type Signer, verifySigned } from '../../support/sigv4.js';
 
 async function body(req: IncomingMessage): Promise<string> {
   let text = '';
+  req.setEncoding('utf8');
   for await (const chunk of req) text += chunk;
   return text;
 }

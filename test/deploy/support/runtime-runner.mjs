@@ -23,6 +23,8 @@ function reply(value) {
 }
 
 let input = '';
+// Decoded by the stream: a character split across two chunks of a large event stays whole.
+process.stdin.setEncoding('utf8');
 for await (const chunk of process.stdin) input += chunk;
 try {
   const path = ['.mjs', '.js', '.cjs'].map((ext) => join(taskRoot, file + ext)).find((p) => existsSync(p));
