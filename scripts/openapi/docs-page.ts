@@ -45,6 +45,9 @@ const stampOf = (openapiText: string) =>
   createHash('sha256').update(`${RENDERER}\n${REWRITE_VERSION}\n${DOCS_CSP}\n${LOGO}\n${openapiText}`).digest('hex').slice(0, 16);
 const STAMP = /<!-- geo-docs ([0-9a-f]{16}) -->/;
 
+/** The stamp a page carries at the head of its <head>, if any. */
+export const stampIn = (html: string): string | undefined => STAMP.exec(html.slice(0, 500))?.[1];
+
 /** The page as served: remote assets replaced, the CSP and the stamp put first in <head>. */
 export function rewrite(html: string, stamp: string): string {
   let out = html;
@@ -90,6 +93,11 @@ export function pageDocument(openapiText: string): string {
   return `${JSON.stringify(addCodeSamples(JSON.parse(openapiText) as Record<string, unknown>), null, 1)}\n`;
 }
 
+/** The stamp of a page built now from root's openapi/openapi.json, with its samples. */
+export async function currentStamp(root: string): Promise<string> {
+  return stampOf(pageDocument(await readFile(join(root, OPENAPI_FILE), 'utf8')));
+}
+
 /** Builds the page from openapi/openapi.json into `out` (relative to root, or absolute), unless it is up to date. */
 export async function buildDocsPage(root: string, opts: { out?: string; force?: boolean } = {}): Promise<DocsPage> {
   const file = resolve(root, opts.out ?? DOCS_FILE);
@@ -98,7 +106,7 @@ export async function buildDocsPage(root: string, opts: { out?: string; force?: 
   const stamp = stampOf(source);
   if (!opts.force) {
     const existing = await readFile(file, 'utf8').catch(() => '');
-    if (STAMP.exec(existing.slice(0, 500))?.[1] === stamp) return { file, bytes: Buffer.byteLength(existing), built: false };
+    if (stampIn(existing) === stamp) return { file, bytes: Buffer.byteLength(existing), built: false };
   }
   await mkdir(dirname(file), { recursive: true });
   const raw = `${file}.${process.pid}.raw.html`;
