@@ -40,10 +40,10 @@ export class ResponseTooLarge extends Error {
 /**
  * A reply the function could not return: past 6 MB, Lambda fails the invocation and API Gateway answers
  * its own bare 500, without the error envelope, the request id or the log line saying why. The data
- * contract bounds what one answer, one prompt and one catalogue weigh, and a page that could outgrow the
- * limit is cut to fit before it gets here (shared/reads/fit.ts); what nothing bounds (one prompt's
- * figures over as many engines as an analysis names) could still make a reply too large. Such a reply
- * becomes internal_error here, with its size logged, so the caller gets the envelope and the request id.
+ * contract bounds what every read can weigh (docs/data-contract.md#bounds), and a page that could outgrow
+ * the limit is cut to fit before it gets here (shared/reads/fit.ts); a store written past its bounds
+ * (triggers disabled) or a fault could still make a reply too large. Such a reply becomes internal_error
+ * here, with its size logged, so the caller gets the envelope and the request id.
  */
 export function responseBoundMiddleware(): MiddlewareObj<Event, Result, Error, CallContext> {
   return {

@@ -17,12 +17,14 @@ export interface OpenApiHandlerOptions {
 }
 
 /**
- * The reference page: its path, and its HTML when this function serves it (a deployed stage, from its
- * bundle); without the HTML, another server does (npm start, from its local pages).
+ * The reference page: its path, and how to read its HTML when this function serves it (a deployed stage,
+ * from its bundle: read on the first request for it, not at every cold start of the function, which
+ * mostly answers the document and the $default route); without it, another server does (npm start, from
+ * its local pages).
  */
 export interface ReferencePage {
   path: string;
-  html?: string;
+  html?: () => string;
 }
 
 const DOCUMENT_PATH = `${BASE_PATH}/openapi.json`;
@@ -86,7 +88,7 @@ function defaultRoute(document: string, referencePage: ReferencePage | undefined
     if (READING.has(method) && rawPath === DOCUMENT_PATH) return { statusCode: 200, headers: {}, body: document };
     if (READING.has(method) && INDEX_PATHS.has(rawPath)) return { statusCode: 200, headers: {}, body: index };
     if (page && READING.has(method) && rawPath === page.path)
-      return { statusCode: 200, headers: { ...REFERENCE_HEADERS }, body: page.html };
+      return { statusCode: 200, headers: { ...REFERENCE_HEADERS }, body: page.html() };
     const known = templates.find((t) => matchPath(t.path, rawPath));
     if (known && method === 'OPTIONS') return { statusCode: 204, headers: { allow: known.allow.join(', ') }, body: '' };
     if (known) throw new MethodNotAllowed(known.allow);

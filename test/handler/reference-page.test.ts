@@ -16,7 +16,7 @@ const context = { awsRequestId: 'test', getRemainingTimeInMillis: () => 10_000 }
 const serving = openapiHandler({
   document,
   apiSwitch: { disabled: false, retryAfter: 60 },
-  referencePage: { path: REFERENCE_PATH, html: HTML },
+  referencePage: { path: REFERENCE_PATH, html: () => HTML },
 });
 const without = openapiHandler({ document, apiSwitch: { disabled: false, retryAfter: 60 } });
 
@@ -60,7 +60,7 @@ describe('the reference page where the function carries one', () => {
     const off = openapiHandler({
       document,
       apiSwitch: { disabled: true, retryAfter: 60 },
-      referencePage: { path: REFERENCE_PATH, html: HTML },
+      referencePage: { path: REFERENCE_PATH, html: () => HTML },
     });
     const res = await send(off, 'GET', REFERENCE_PATH);
     expect(res.statusCode).toBe(503);

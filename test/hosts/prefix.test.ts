@@ -1,8 +1,8 @@
-import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, test } from '@jest/globals';
+import { expectIgnored, expectPinnedExactly } from '../support/pinned-prefix.js';
 import { PREFIX, staleness } from './prefix.js';
 
 /**
@@ -26,14 +26,7 @@ describe('the hosts are pinned apart from the root install', () => {
   });
 
   test('the prefix pins each host at one exact version, and its lockfile holds those versions', () => {
-    const pinned = json(join(PREFIX, 'package.json'));
-    const lock = json(join(PREFIX, 'package-lock.json'));
-    expect(Object.keys(pinned.devDependencies).sort()).toEqual([...HOSTS].sort());
-    for (const name of HOSTS) {
-      expect(pinned.devDependencies[name]).toMatch(/^\d+\.\d+\.\d+$/);
-      expect(lock.packages[`node_modules/${name}`].version).toBe(pinned.devDependencies[name]);
-    }
-    expect(lock.packages[''].devDependencies).toEqual(pinned.devDependencies);
+    expectPinnedExactly(PREFIX, HOSTS);
   });
 
   test('npm run test:hosts installs the prefix before the suite runs', () => {
@@ -44,11 +37,7 @@ describe('the hosts are pinned apart from the root install', () => {
   });
 
   test('git ignores what the prefix installs', () => {
-    const ignored = execFileSync('git', ['check-ignore', '--no-index', join(PREFIX, 'node_modules', '@openai', 'codex', 'package.json')], {
-      cwd: ROOT,
-      encoding: 'utf8',
-    });
-    expect(ignored.trim()).not.toBe('');
+    expectIgnored(ROOT, join(PREFIX, 'node_modules', '@openai', 'codex', 'package.json'));
   });
 });
 

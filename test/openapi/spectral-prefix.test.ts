@@ -1,7 +1,7 @@
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, test } from '@jest/globals';
+import { expectIgnored, expectPinnedExactly } from '../support/pinned-prefix.js';
 
 /**
  * Spectral and OWASP's ruleset stay out of the root install: only `npm run lint:openapi` uses them (CI's
@@ -24,14 +24,7 @@ describe('Spectral is pinned apart from the root install', () => {
   });
 
   test('the prefix pins each at one exact version, and its lockfile holds those versions', () => {
-    const pinned = json(join(PREFIX, 'package.json'));
-    const lock = json(join(PREFIX, 'package-lock.json'));
-    expect(Object.keys(pinned.devDependencies).sort()).toEqual(TOOLS);
-    for (const name of TOOLS) {
-      expect(pinned.devDependencies[name]).toMatch(/^\d+\.\d+\.\d+$/);
-      expect(lock.packages[`node_modules/${name}`].version).toBe(pinned.devDependencies[name]);
-    }
-    expect(lock.packages[''].devDependencies).toEqual(pinned.devDependencies);
+    expectPinnedExactly(PREFIX, TOOLS);
   });
 
   test('npm run lint:openapi runs Redocly, then Spectral through the script that installs the prefix', () => {
@@ -40,7 +33,6 @@ describe('Spectral is pinned apart from the root install', () => {
   });
 
   test('git ignores what the prefix installs', () => {
-    const file = join(PREFIX, 'node_modules', '@stoplight', 'spectral-cli', 'package.json');
-    expect(execFileSync('git', ['check-ignore', '--no-index', file], { cwd: ROOT, encoding: 'utf8' }).trim()).not.toBe('');
+    expectIgnored(ROOT, join(PREFIX, 'node_modules', '@stoplight', 'spectral-cli', 'package.json'));
   });
 });

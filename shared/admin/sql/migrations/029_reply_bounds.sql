@@ -88,10 +88,11 @@ DECLARE
   v_over record;
 BEGIN
   PERFORM 1 FROM analyses WHERE id = ANY (p_analyses) ORDER BY id FOR NO KEY UPDATE;
-  SELECT a.id, analysis_engine_count(a.id) AS n INTO v_over
-    FROM (SELECT DISTINCT unnest(p_analyses) AS id) a
-   WHERE analysis_engine_count(a.id) > 32
-   LIMIT 1;
+  -- Each analysis counted once (materialized: a pulled-up subquery would count it again in the filter).
+  WITH counted AS MATERIALIZED (
+    SELECT a.id, analysis_engine_count(a.id) AS n FROM (SELECT DISTINCT unnest(p_analyses) AS id) a
+  )
+  SELECT c.id, c.n INTO v_over FROM counted c WHERE c.n > 32 LIMIT 1;
   IF FOUND THEN
     RAISE EXCEPTION 'analysis %: % engines, at most 32 (configured and collected from, together)', v_over.id, v_over.n
       USING ERRCODE = 'check_violation', CONSTRAINT = 'engines_per_analysis';
