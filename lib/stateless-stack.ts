@@ -118,7 +118,7 @@ export class StatelessStack extends Stack {
     // The OpenAPI document (and the $default route's 404/405) is bytes the bundle carries: no database,
     // no budget, no secret, hence no grant, and no place in the VPC or the group the proxy admits.
     // The reference page too: built from the same document (npm run docs: Redocly, skipped when the page
-    // is already up to date) and shipped beside the bundle, which reads it once per instance.
+    // is already up to date) and shipped beside the bundle, which reads it on the first request for it.
     functions.openapi = make(
       'openapi',
       'functions/openapi/handler.ts',
